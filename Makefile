@@ -1,0 +1,189 @@
+# pmuvm: a KVM VMM that gives guests an emulated Intel architectural PMU.
+#
+#   make            build pmuvm, the guest runtime and the guests
+#   make run        build and boot the demo guest (installs missing packages first)
+#   make check      build and run every test (installs missing packages first)
+#   make coverage   branch coverage of the vPMU model
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make V=1        show the commands; WERROR=0 to not fail on warnings
+#   make SANITIZE=1 ASan+UBSan build of pmuvm and the hosted tests (under build/asan)
+
+SANITIZE ?= 0
+ifeq ($(SANITIZE),1)
+O ?= build/asan
+else
+O ?= build
+endif
+V ?= 0
+WERROR ?= 1
+PREFIX ?= /usr/local
+DESTDIR ?=
+
+CC ?= gcc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+OBJCOPY ?= objcopy
+AR ?= ar
+
+ifeq ($(V),1)
+Q :=
+E := @true
+else
+Q := @
+E := @printf '  %-7s %s\n'
+endif
+
+WARNINGS := -Wall -Wextra -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes \
+	    -Wold-style-definition -Wundef -Wwrite-strings -Wshadow -Wno-unused-parameter
+ifeq ($(WERROR),1)
+WARNINGS += -Werror
+endif
+
+DEPFLAGS = -MMD -MP
+HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARNINGS) -Iinclude -Ivmm -Itests/lib $(CFLAGS)
+HOST_LDLIBS := -lpthread -lrt -lZydis -ljson-c
+ifeq ($(SANITIZE),1)
+HOST_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+HOST_LDFLAGS += -fsanitize=address,undefined
+endif
+ifeq ($(COVERAGE),1)
+HOST_CFLAGS += --coverage -O0
+HOST_LDFLAGS += --coverage
+endif
+
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
+
+# Guest code is freestanding x86-64, linked low (identity mapped) and shipped as
+# an ELF32 multiboot image so that QEMU's -kernel accepts the same file.
+GUEST_CFLAGS := -std=gnu11 -m64 -ffreestanding -fno-builtin -nostdlib -nostdinc \
+	-isystem $(shell $(CC) -print-file-name=include) \
+	-fno-pic -fno-pie -fno-stack-protector -fno-asynchronous-unwind-tables \
+	-mno-red-zone -mno-sse -mno-sse2 -mno-mmx -mno-avx -mgeneral-regs-only \
+	-fno-omit-frame-pointer -O2 -g $(WARNINGS) -Iinclude -Iguest-shim/include
+GUEST_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,max-page-size=0x1000 \
+	-Wl,-z,noexecstack -T guest-shim/rt/guest.ld
+
+# ---- sources ---------------------------------------------------------------
+VMM_MAIN := vmm/main.c
+VMM_SRCS := $(filter-out $(VMM_MAIN),$(sort $(wildcard vmm/*.c vmm/*/*.c)))
+VMM_OBJS := $(VMM_SRCS:%.c=$(O)/%.o)
+LIBPMUVM := $(O)/libpmuvm.a
+PMUVM := $(O)/pmuvm
+
+GUEST_LIB_SRCS := $(sort $(wildcard guest-shim/rt/*.S guest-shim/rt/*.c guest-shim/lib/*.c guest-shim/ntpmu/*.c))
+GUEST_LIB_OBJS := $(patsubst %,$(O)/guest/%.o,$(basename $(GUEST_LIB_SRCS)))
+LIBGUEST := $(O)/guest/libguest.a
+GUEST_TESTS := $(sort $(wildcard tests/guests/*.c))
+GUEST_ELFS := $(patsubst tests/guests/%.c,$(O)/guests/%.elf,$(GUEST_TESTS)) $(O)/guests/demo.elf
+DEMO_SRCS := $(sort $(wildcard guest-shim/demo/*.c))
+
+TEST_LIB_SRCS := $(sort $(wildcard tests/lib/*.c))
+UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
+SYSTEM_SRCS := $(sort $(wildcard tests/system/*.c))
+UNIT_BIN := $(O)/tests/unit-tests
+SYSTEM_BIN := $(O)/tests/system-tests
+
+ALL_HOST_OBJS := $(VMM_OBJS) $(O)/$(VMM_MAIN:.c=.o) $(UNIT_SRCS:%.c=$(O)/%.o) \
+	$(SYSTEM_SRCS:%.c=$(O)/%.o) $(TEST_LIB_SRCS:%.c=$(O)/%.o)
+DEPS := $(ALL_HOST_OBJS:.o=.d) $(GUEST_LIB_OBJS:.o=.d) \
+	$(GUEST_TESTS:%.c=$(O)/guest/%.d) $(DEMO_SRCS:%.c=$(O)/guest/%.d)
+
+.PHONY: all run check deps test-bins unit system coverage install clean
+.DEFAULT_GOAL := all
+.SECONDARY:
+
+all: $(PMUVM) $(GUEST_ELFS)
+
+# ---- host ------------------------------------------------------------------
+$(O)/%.o: %.c
+	@mkdir -p $(@D)
+	$(E) CC $<
+	$(Q)$(CC) $(HOST_CFLAGS) $(CHECK_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(LIBPMUVM): $(VMM_OBJS)
+	$(E) AR $@
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(PMUVM): $(O)/vmm/main.o $(LIBPMUVM)
+	$(E) LD $@
+	$(Q)$(CC) $(HOST_LDFLAGS) -o $@ $^ $(HOST_LDLIBS)
+
+$(UNIT_BIN): $(UNIT_SRCS:%.c=$(O)/%.o) $(TEST_LIB_SRCS:%.c=$(O)/%.o) $(LIBPMUVM)
+	$(E) LD $@
+	$(Q)$(CC) $(HOST_LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(HOST_LDLIBS)
+
+$(SYSTEM_BIN): $(SYSTEM_SRCS:%.c=$(O)/%.o) $(TEST_LIB_SRCS:%.c=$(O)/%.o) $(LIBPMUVM)
+	$(E) LD $@
+	$(Q)$(CC) $(HOST_LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(HOST_LDLIBS)
+
+# ---- guest -----------------------------------------------------------------
+$(O)/guest/%.o: %.c
+	@mkdir -p $(@D)
+	$(E) GUESTCC $<
+	$(Q)$(CC) $(GUEST_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(O)/guest/%.o: %.S
+	@mkdir -p $(@D)
+	$(E) GUESTAS $<
+	$(Q)$(CC) $(GUEST_CFLAGS) $(DEPFLAGS) -D__ASSEMBLY__ -c -o $@ $<
+
+$(LIBGUEST): $(GUEST_LIB_OBJS)
+	$(E) AR $@
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+# Link as ELF64, keep that for symbols (profiles, listings), ship as ELF32.
+$(O)/guests/%.elf64: $(O)/guest/tests/guests/%.o $(LIBGUEST) guest-shim/rt/guest.ld
+	@mkdir -p $(@D)
+	$(E) GUESTLD $@
+	$(Q)$(CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ $< -Wl,--whole-archive $(LIBGUEST) -Wl,--no-whole-archive
+
+$(O)/guests/demo.elf64: $(DEMO_SRCS:%.c=$(O)/guest/%.o) $(LIBGUEST) guest-shim/rt/guest.ld
+	@mkdir -p $(@D)
+	$(E) GUESTLD $@
+	$(Q)$(CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ $(filter %.o,$^) -Wl,--whole-archive $(LIBGUEST) -Wl,--no-whole-archive
+
+$(O)/guests/%.elf: $(O)/guests/%.elf64
+	$(E) OBJCOPY $@
+	$(Q)$(OBJCOPY) -O elf32-i386 $< $@
+
+# ---- top-level commands ----------------------------------------------------
+deps:
+	@scripts/deps.sh
+
+test-bins: all $(UNIT_BIN) $(SYSTEM_BIN)
+
+run:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	$(PMUVM) --cpus 2 $(O)/guests/demo.elf
+
+check:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory test-bins
+	@scripts/run-tests.sh $(O)
+
+unit: $(UNIT_BIN)
+	$(UNIT_BIN)
+
+system: test-bins
+	PMUVM=$(PMUVM) GUEST_DIR=$(O)/guests $(SYSTEM_BIN)
+
+coverage:
+	@$(MAKE) --no-print-directory O=build/coverage COVERAGE=1 build/coverage/tests/unit-tests
+	@find build/coverage -name '*.gcda' -delete
+	@build/coverage/tests/unit-tests >/dev/null
+	@scripts/coverage.sh build/coverage vmm/vpmu
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/pmuvm/guests
+	install -m 0755 $(PMUVM) $(DESTDIR)$(PREFIX)/bin/pmuvm
+	install -m 0644 $(GUEST_ELFS) $(DESTDIR)$(PREFIX)/share/pmuvm/guests/
+
+clean:
+	rm -rf build
+
+ifeq ($(filter clean deps,$(MAKECMDGOALS)),)
+-include $(DEPS)
+endif

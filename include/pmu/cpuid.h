@@ -1,0 +1,25 @@
+/* CPUID fields describing the PMU (SDM vol. 2A CPUID; spec section 1). */
+#ifndef PMU_CPUID_H
+#define PMU_CPUID_H
+
+#define CPUID_LEAF_PMU			0x0a
+
+/* CPUID.0AH:EAX */
+#define CPUID_0A_EAX_VERSION(eax)	((eax) & 0xff)
+#define CPUID_0A_EAX_NR_GP(eax)		(((eax) >> 8) & 0xff)
+#define CPUID_0A_EAX_GP_WIDTH(eax)	(((eax) >> 16) & 0xff)
+#define CPUID_0A_EAX_EVLEN(eax)		(((eax) >> 24) & 0xff)
+/* CPUID.0AH:EDX */
+#define CPUID_0A_EDX_NR_FIXED(edx)	((edx) & 0x1f)
+#define CPUID_0A_EDX_FIXED_WIDTH(edx)	(((edx) >> 5) & 0xff)
+#define CPUID_0A_EDX_ANYTHREAD_DEPRECATED (1u << 15)
+
+/* CPUID.01H */
+#define CPUID_1_ECX_DTES64		(1u << 2)
+#define CPUID_1_ECX_DS_CPL		(1u << 4)
+#define CPUID_1_ECX_PDCM		(1u << 15)
+#define CPUID_1_ECX_X2APIC		(1u << 21)
+#define CPUID_1_ECX_HYPERVISOR		(1u << 31)
+#define CPUID_1_EDX_DS			(1u << 21)
+
+#endif

@@ -1,0 +1,179 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/kvm.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pmuvm_run.h"
+
+const char *pmuvm_path(void)
+{
+	const char *p = getenv("PMUVM");
+
+	return p && *p ? p : "build/pmuvm";
+}
+
+const char *guest_path(const char *name)
+{
+	static char buf[4096];
+	const char *d = getenv("GUEST_DIR");
+
+	snprintf(buf, sizeof(buf), "%s/%s.elf", d && *d ? d : "build/guests", name);
+	return buf;
+}
+
+static char tmpdir[256];
+
+static void tmpdir_cleanup(void)
+{
+	char cmd[300];
+
+	if (tmpdir[0] && !getenv("KEEP_TEST_TMP")) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+		if (system(cmd))
+			fprintf(stderr, "warning: could not remove %s\n", tmpdir);
+	}
+}
+
+const char *test_tmpdir(void)
+{
+	if (!tmpdir[0]) {
+		snprintf(tmpdir, sizeof(tmpdir), "/tmp/pmuvm-test.XXXXXX");
+		if (!mkdtemp(tmpdir)) {
+			perror("mkdtemp");
+			exit(2);
+		}
+		chmod(tmpdir, 0755);
+		atexit(tmpdir_cleanup);
+	}
+	return tmpdir;
+}
+
+const char *tmp_path(const char *name)
+{
+	static char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s/%s", test_tmpdir(), name);
+	return buf;
+}
+
+char *read_file_str(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc(n + 1);
+	if (buf && fread(buf, 1, n, f) != (size_t)n) {
+		free(buf);
+		buf = NULL;
+	}
+	if (buf)
+		buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+bool write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fwrite(data, 1, len, f) == len;
+	return fclose(f) == 0 && ok;
+}
+
+int pmuvm_run_env(struct pmuvm_result *r, const char *const *env, double limit_s,
+		  const char *const *argv)
+{
+	static unsigned int seq;
+	char outp[600], errp[600];
+	struct timespec t0, now;
+	int status, n = 0;
+	pid_t pid;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(outp, sizeof(outp), "%s/run%u.out", test_tmpdir(), seq);
+	snprintf(errp, sizeof(errp), "%s/run%u.err", test_tmpdir(), seq++);
+	while (argv[n])
+		n++;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		const char **args = calloc(n + 2, sizeof(*args));
+		int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (!args || fo < 0 || fe < 0)
+			_exit(127);
+		dup2(fo, 1);
+		dup2(fe, 2);
+		for (; env && *env; env++)
+			putenv((char *)*env);
+		args[0] = pmuvm_path();
+		memcpy(args + 1, argv, n * sizeof(*args));
+		execv(args[0], (char *const *)args);
+		_exit(127);
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((now.tv_sec - t0.tv_sec) + (now.tv_nsec - t0.tv_nsec) / 1e9 > limit_s) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			break;
+		}
+		usleep(2000);
+	}
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	r->out = read_file_str(outp);
+	r->err = read_file_str(errp);
+	if (!r->out)
+		r->out = strdup("");
+	if (!r->err)
+		r->err = strdup("");
+	return 0;
+}
+
+void pmuvm_result_free(struct pmuvm_result *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+const char *kvm_unusable_reason(void)
+{
+	static char why[256];
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		snprintf(why, sizeof(why), "/dev/kvm is unusable (%s)", strerror(errno));
+		return why;
+	}
+	if (ioctl(fd, KVM_GET_API_VERSION, 0) != KVM_API_VERSION) {
+		close(fd);
+		return "/dev/kvm answers with an unexpected API version";
+	}
+	close(fd);
+	return NULL;
+}

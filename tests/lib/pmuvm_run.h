@@ -1,0 +1,49 @@
+/* Running pmuvm from system tests: exec, capture output, skip without KVM. */
+#ifndef TESTS_PMUVM_RUN_H
+#define TESTS_PMUVM_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct pmuvm_result {
+	int status;		/* exit status, or 128+signal */
+	char *out;		/* stdout, NUL-terminated */
+	char *err;		/* stderr */
+};
+
+/* Path of build/pmuvm ($PMUVM) and of a guest ($GUEST_DIR/NAME.elf). */
+const char *pmuvm_path(void);
+const char *guest_path(const char *name);	/* static buffer, one at a time */
+
+/* Scratch directory for this test process (removed at exit). */
+const char *test_tmpdir(void);
+const char *tmp_path(const char *name);		/* static buffer */
+
+/*
+ * Runs pmuvm with argv (NULL-terminated, without argv[0]) and extra
+ * environment "K=V" strings (NULL-terminated, may be NULL).  Kills it after
+ * `limit_s` seconds.  Returns 0 or -1 if it could not be started.
+ */
+int pmuvm_run_env(struct pmuvm_result *r, const char *const *env, double limit_s,
+		  const char *const *argv);
+#define pmuvm_run(r, ...) \
+	pmuvm_run_env(r, NULL, 120, (const char *const[]){ __VA_ARGS__, NULL })
+void pmuvm_result_free(struct pmuvm_result *r);
+
+/* NULL if /dev/kvm is usable, else why not. */
+const char *kvm_unusable_reason(void);
+
+/* At the top of a test that needs KVM: prints "SKIP: <reason>" and returns. */
+#define REQUIRE_KVM()							\
+	do {								\
+		const char *why_ = kvm_unusable_reason();		\
+		if (why_) {						\
+			printf("SKIP: %s: %s\n", __func__, why_);	\
+			return;						\
+		}							\
+	} while (0)
+
+char *read_file_str(const char *path);	/* malloc'd, or NULL */
+bool write_file(const char *path, const void *data, size_t len);
+
+#endif

@@ -1,0 +1,23 @@
+#ifndef PMUVM_IMAGE_H
+#define PMUVM_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "boot/multiboot.h"
+
+struct vm;
+
+struct file_buf {
+	uint8_t *data;
+	size_t size;
+};
+
+/* Reads a whole regular file; 0 or -errno. */
+int file_read(const char *path, struct file_buf *out);
+void file_free(struct file_buf *f);
+
+/* Loads the guest image and modules into the VM; 0 or a PMUVM_EXIT_* code. */
+int image_load(struct vm *vm, const struct file_buf *image, struct multiboot_boot *boot);
+
+#endif

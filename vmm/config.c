@@ -1,0 +1,284 @@
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "log.h"
+
+#define PMUVM_VERSION "0.1.0"
+
+static const char usage_text[] =
+"usage: pmuvm [options] GUEST.elf\n"
+"Boot a multiboot guest under KVM with an emulated Intel architectural PMU.\n"
+"\n"
+"Machine:\n"
+"  --mem SIZE             guest RAM from address 0 (K/M/G suffix; default 256M)\n"
+"  --cpus N               vCPUs, each on its own thread (default 1; above 255 the\n"
+"                         guest must use x2APIC)\n"
+"  --append STR           multiboot command line\n"
+"  --module FILE          multiboot module (repeatable, up to 16)\n"
+"  --serial FILE          16550 UART output to FILE instead of stdout\n"
+"  --timeout SECONDS      stop the guest after SECONDS of wall time\n"
+"  --report FILE.json     write a machine-readable run summary\n"
+"  --profile FILE         record counter overflows and write a symbolized profile\n"
+"  -v, --verbose          log unhandled guest accesses once each (-vv: more)\n"
+"\n"
+"PMU:\n"
+"  --pmu-version N        architectural PMU version 0 (none) to 5 (default 5)\n"
+"  --gp-counters N        general-purpose counters, 1-8 (default 8)\n"
+"  --gp-width BITS        general-purpose counter width, 32-64 (default 48)\n"
+"  --fixed-counters N     fixed counters, 0-4 (default 3)\n"
+"  --full-width-writes on|off  IA32_A_PMCx and PERF_CAPABILITIES.FW_WRITE (default on)\n"
+"  --cpu-mhz MHZ          core clock for cycle events (default: TSC frequency)\n"
+"\n"
+"  -h, --help             this text;  --version  print the version\n"
+"\n"
+"Exit status: (V << 1) | 1 when the guest writes V to port 0xf4; 0 guest shutdown;\n"
+"2 usage; 4 KVM unavailable; 6 bad image; 8 triple fault; 10 KVM error;\n"
+"12 timeout; 14 host error.\n";
+
+enum {
+	OPT_MEM = 256, OPT_CPUS, OPT_APPEND, OPT_MODULE, OPT_SERIAL, OPT_TIMEOUT,
+	OPT_REPORT, OPT_PROFILE, OPT_PMU_VERSION, OPT_GP_COUNTERS, OPT_GP_WIDTH,
+	OPT_FIXED_COUNTERS, OPT_FULL_WIDTH, OPT_CPU_MHZ, OPT_VERSION,
+};
+
+static const struct option long_opts[] = {
+	{ "mem",		required_argument, NULL, OPT_MEM },
+	{ "cpus",		required_argument, NULL, OPT_CPUS },
+	{ "append",		required_argument, NULL, OPT_APPEND },
+	{ "module",		required_argument, NULL, OPT_MODULE },
+	{ "serial",		required_argument, NULL, OPT_SERIAL },
+	{ "timeout",		required_argument, NULL, OPT_TIMEOUT },
+	{ "report",		required_argument, NULL, OPT_REPORT },
+	{ "profile",		required_argument, NULL, OPT_PROFILE },
+	{ "pmu-version",	required_argument, NULL, OPT_PMU_VERSION },
+	{ "gp-counters",	required_argument, NULL, OPT_GP_COUNTERS },
+	{ "gp-width",		required_argument, NULL, OPT_GP_WIDTH },
+	{ "fixed-counters",	required_argument, NULL, OPT_FIXED_COUNTERS },
+	{ "full-width-writes",	required_argument, NULL, OPT_FULL_WIDTH },
+	{ "cpu-mhz",		required_argument, NULL, OPT_CPU_MHZ },
+	{ "verbose",		no_argument,       NULL, 'v' },
+	{ "help",		no_argument,       NULL, 'h' },
+	{ "version",		no_argument,       NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+int config_parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (*end) {
+	case '\0':			break;
+	case 'k': case 'K':	shift = 10; end++; break;
+	case 'm': case 'M':	shift = 20; end++; break;
+	case 'g': case 'G':	shift = 30; end++; break;
+	default:		return -EINVAL;
+	}
+	if (*end == 'i' && shift)	/* accept "MiB"-style "Mi" */
+		end++;
+	if (*end == 'B' && shift)
+		end++;
+	if (*end || (shift && v > (ULLONG_MAX >> shift)))
+		return -EINVAL;
+	*out = v << shift;
+	return 0;
+}
+
+static int parse_uint(const char *opt, const char *s, unsigned long lo,
+		      unsigned long hi, unsigned int *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (*s < '0' || *s > '9' || *end || errno || v < lo || v > hi) {
+		pr_err("%s: '%s' is not a whole number from %lu to %lu", opt, s, lo, hi);
+		return -EINVAL;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+static int parse_double(const char *opt, const char *s, double lo, double hi, double *out)
+{
+	double v;
+	char *end;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end || errno || !isfinite(v) || v < lo || v > hi) {
+		pr_err("%s: '%s' is not a number from %g to %g", opt, s, lo, hi);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_onoff(const char *opt, const char *s, bool *out)
+{
+	if (!strcmp(s, "on") || !strcmp(s, "yes") || !strcmp(s, "1")) {
+		*out = true;
+		return 0;
+	}
+	if (!strcmp(s, "off") || !strcmp(s, "no") || !strcmp(s, "0")) {
+		*out = false;
+		return 0;
+	}
+	pr_err("%s: '%s' is not 'on' or 'off'", opt, s);
+	return -EINVAL;
+}
+
+static void config_defaults(struct pmuvm_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->mem_size = 256ULL << 20;
+	cfg->nr_cpus = 1;
+	cfg->cycles = CYCLES_CLOCK;
+	cfg->cpi = 1.0;
+	cfg->pmu.version = 5;
+	cfg->pmu.nr_gp = 8;
+	cfg->pmu.gp_width = 48;
+	cfg->pmu.nr_fixed = 3;
+	cfg->pmu.fixed_width = 48;
+	cfg->pmu.full_width_write = true;
+}
+
+/* Minimum RAM: the low 1 MiB plus room for a small image. */
+#define MIN_MEM_SIZE	(2ULL << 20)
+/* Guest RAM above 4 GiB is supported; cap at 64 GiB of address space. */
+#define MAX_MEM_SIZE	(64ULL << 30)
+
+static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, bool *fixed_set)
+{
+	double d;
+
+	switch (opt) {
+	case OPT_MEM:
+		if (config_parse_size(arg, &cfg->mem_size) ||
+		    cfg->mem_size < MIN_MEM_SIZE || cfg->mem_size > MAX_MEM_SIZE ||
+		    (cfg->mem_size & 0xfff)) {
+			pr_err("--mem: '%s' is not a size from 2M to 64G in whole 4K pages", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_CPUS:
+		return parse_uint("--cpus", arg, 1, PMUVM_MAX_CPUS, &cfg->nr_cpus);
+	case OPT_APPEND:
+		cfg->append = arg;
+		return 0;
+	case OPT_MODULE:
+		if (cfg->nr_modules == PMUVM_MAX_MODULES) {
+			pr_err("--module: at most %d modules", PMUVM_MAX_MODULES);
+			return -EINVAL;
+		}
+		cfg->modules[cfg->nr_modules++] = arg;
+		return 0;
+	case OPT_SERIAL:
+		cfg->serial_path = arg;
+		return 0;
+	case OPT_REPORT:
+		cfg->report_path = arg;
+		return 0;
+	case OPT_PROFILE:
+		cfg->profile_path = arg;
+		return 0;
+	case OPT_TIMEOUT:
+		return parse_double("--timeout", arg, 0.001, 1e7, &cfg->timeout_s);
+	case OPT_PMU_VERSION:
+		return parse_uint("--pmu-version", arg, 0, 5, &cfg->pmu.version);
+	case OPT_GP_COUNTERS:
+		return parse_uint("--gp-counters", arg, 1, VPMU_MAX_GP, &cfg->pmu.nr_gp);
+	case OPT_GP_WIDTH:
+		return parse_uint("--gp-width", arg, 32, 64, &cfg->pmu.gp_width);
+	case OPT_FIXED_COUNTERS:
+		*fixed_set = true;
+		return parse_uint("--fixed-counters", arg, 0, VPMU_MAX_FIXED, &cfg->pmu.nr_fixed);
+	case OPT_FULL_WIDTH:
+		return parse_onoff("--full-width-writes", arg, &cfg->pmu.full_width_write);
+	case OPT_CPU_MHZ:
+		if (parse_double("--cpu-mhz", arg, 1, 100000, &d))
+			return -EINVAL;
+		cfg->cpu_khz = (uint64_t)(d * 1000.0 + 0.5);
+		return 0;
+	case 'v':
+		log_verbosity++;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int config_parse(struct pmuvm_config *cfg, int argc, char **argv)
+{
+	bool fixed_set = false;
+	int opt;
+
+	config_defaults(cfg);
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":vh", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			fputs(usage_text, stdout);
+			return 1;
+		case OPT_VERSION:
+			printf("pmuvm %s\n", PMUVM_VERSION);
+			return 1;
+		case ':':
+			pr_err("%s: missing value (see --help)", argv[optind - 1]);
+			return -EINVAL;
+		case '?':
+			if (optopt)
+				pr_err("unknown option '-%c' (see --help)", optopt);
+			else
+				pr_err("unknown option '%s' (see --help)", argv[optind - 1]);
+			return -EINVAL;
+		default:
+			if (parse_one(cfg, opt, optarg, &fixed_set))
+				return -EINVAL;
+		}
+	}
+	if (optind >= argc) {
+		pr_err("no guest image given (usage: pmuvm [options] GUEST.elf)");
+		return -EINVAL;
+	}
+	if (optind + 1 < argc) {
+		pr_err("unexpected argument '%s' after the guest image", argv[optind + 1]);
+		return -EINVAL;
+	}
+	cfg->image = argv[optind];
+
+	/* Version 1 has no fixed counters (SDM 18.2.1); asking for some is an error. */
+	if (cfg->pmu.version == 1) {
+		if (fixed_set && cfg->pmu.nr_fixed) {
+			pr_err("--fixed-counters: architectural PMU version 1 has no fixed counters");
+			return -EINVAL;
+		}
+		cfg->pmu.nr_fixed = 0;
+	}
+	/* PERF_CAPABILITIES (and so full-width writes) needs PDCM, a v2+ feature here. */
+	cfg->pmu.pdcm = cfg->pmu.version >= 2;
+	if (cfg->pmu.version == 0) {	/* a CPU without a PMU */
+		cfg->pmu.nr_gp = 0;
+		cfg->pmu.nr_fixed = 0;
+		cfg->pmu.full_width_write = false;
+	}
+	if (vpmu_config_validate(&cfg->pmu)) {
+		pr_err("invalid PMU configuration");
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -1,0 +1,45 @@
+/* Everything the command line decides, validated before any KVM call. */
+#ifndef PMUVM_CONFIG_H
+#define PMUVM_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vpmu/vpmu.h"
+
+#define PMUVM_MAX_MODULES	16
+#define PMUVM_MAX_CPUS		4096	/* x2APIC IDs; above 255 guests need x2APIC */
+
+enum cycles_mode {
+	CYCLES_CLOCK,		/* time the vCPU ran guest code, scaled to --cpu-mhz */
+	CYCLES_MODEL,		/* instructions x --cpi (deterministic) */
+};
+
+struct pmuvm_config {
+	const char *image;
+	uint64_t mem_size;
+	unsigned int nr_cpus;
+	const char *append;
+	const char *modules[PMUVM_MAX_MODULES];
+	unsigned int nr_modules;
+	const char *serial_path;	/* NULL: stdout */
+	const char *report_path;
+	const char *profile_path;
+	double timeout_s;		/* 0: none */
+	struct vpmu_config pmu;
+	uint64_t cpu_khz;		/* 0: the vCPU's TSC frequency */
+	enum cycles_mode cycles;
+	double cpi;
+	const char *event_filter_path;
+};
+
+/*
+ * Parses argv into cfg.  Returns 0, 1 when --help/--version was handled, or
+ * -EINVAL after printing one line naming the bad option.
+ */
+int config_parse(struct pmuvm_config *cfg, int argc, char **argv);
+
+/* Parses "256M", "1G", "4096K", "1048576"; -EINVAL if malformed or overflowing. */
+int config_parse_size(const char *s, uint64_t *out);
+
+#endif

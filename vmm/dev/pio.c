@@ -1,0 +1,107 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "dev/devices.h"
+#include "exitcode.h"
+#include "kvm/vm.h"
+#include "log.h"
+
+#define PIO_MAX_DEVICES	16
+
+struct pio_bus {
+	struct pio_device devs[PIO_MAX_DEVICES];
+	unsigned int nr;
+};
+
+struct device_ops {
+	const char *name;
+	int (*init)(struct vm *vm);
+	void (*exit)(struct vm *vm);
+};
+
+/* In creation order; torn down in reverse. */
+static const struct device_ops device_table[] = {
+	{ "uart", uart_init, uart_exit },
+	{ "isa-debug-exit", debug_exit_init, NULL },
+	{ "fw_cfg", fw_cfg_init, fw_cfg_exit },
+};
+
+#define NR_DEVICES (sizeof(device_table) / sizeof(device_table[0]))
+
+int devices_init(struct vm *vm)
+{
+	size_t i;
+	int r;
+
+	vm->pio = calloc(1, sizeof(*vm->pio));
+	if (!vm->pio) {
+		pr_err("out of memory");
+		return PMUVM_EXIT_HOST_ERROR;
+	}
+	for (i = 0; i < NR_DEVICES; i++) {
+		r = device_table[i].init(vm);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+void devices_exit(struct vm *vm)
+{
+	size_t i;
+
+	if (!vm->pio)
+		return;
+	for (i = NR_DEVICES; i-- > 0;)
+		if (device_table[i].exit)
+			device_table[i].exit(vm);
+	free(vm->pio);
+	vm->pio = NULL;
+}
+
+int pio_register(struct vm *vm, const struct pio_device *dev)
+{
+	struct pio_bus *bus = vm->pio;
+
+	if (bus->nr == PIO_MAX_DEVICES) {
+		pr_err("too many port-I/O devices");
+		return PMUVM_EXIT_HOST_ERROR;
+	}
+	bus->devs[bus->nr++] = *dev;
+	return 0;
+}
+
+void pio_dispatch(struct vcpu *vcpu, uint16_t port, bool is_write, uint8_t *data,
+		  unsigned int size)
+{
+	struct pio_bus *bus = vcpu->vm->pio;
+	unsigned int i;
+
+	for (i = 0; i < bus->nr; i++) {
+		const struct pio_device *d = &bus->devs[i];
+
+		if (port >= d->base && port - d->base < d->len) {
+			d->io(vcpu, d->opaque, port - d->base, is_write, data, size);
+			return;
+		}
+	}
+	if (!is_write)
+		memset(data, 0xff, size);
+	if (log_verbosity && log_first_time(LOG_ONCE_PIO, ((uint64_t)is_write << 40) |
+					    ((uint64_t)size << 32) | port))
+		pr_info("unhandled port %s 0x%04x (%u bytes%s); further ones not logged",
+			is_write ? "write" : "read", port, size,
+			is_write ? "" : ", read as all ones");
+}
+
+void mmio_unhandled(struct vcpu *vcpu, uint64_t gpa, bool is_write, uint8_t *data,
+		    unsigned int len)
+{
+	(void)vcpu;
+	if (!is_write)
+		memset(data, 0xff, len > 8 ? 8 : len);
+	if (log_verbosity && log_first_time(LOG_ONCE_MMIO, (gpa << 1) | is_write))
+		pr_info("unhandled MMIO %s 0x%llx (%u bytes%s); further ones not logged",
+			is_write ? "write" : "read", (unsigned long long)gpa, len,
+			is_write ? "" : ", read as all ones");
+}

@@ -1,0 +1,153 @@
+/*
+ * The clock source: unhalted core cycles (0x3C/0x00, fixed counter 1) and
+ * reference cycles (0x3C/0x01, fixed counter 2 at the TSC rate) derived from
+ * the CPU time the vCPU thread spends inside KVM_RUN.  A halted vCPU sleeps
+ * in the kernel and accrues no CPU time, so it does not count, as CPU_CLK_
+ * UNHALTED does not count in HLT (SDM table 18-1).
+ *
+ * Precision: KVM's own exit handling inside KVM_RUN counts as guest time
+ * (a few microseconds per exit), and each interval between two exits is
+ * attributed entirely to the CPL seen at the exit that ends it, so OS/USR
+ * filtering is exact only for intervals that do not change privilege level.
+ *
+ * Overflow scheduling: the remaining cycles of the counter nearest to
+ * overflow are converted to time and a per-vCPU timer makes KVM_RUN return
+ * then, so a guest sampling on cycles runs at full speed in between.  POSIX
+ * CPU-time timers only fire on scheduler ticks, so the timer is a
+ * CLOCK_MONOTONIC one (high resolution); when it fires, the CPU time really
+ * used is what counts, and if the vCPU was descheduled or halted the
+ * counter simply is not there yet and the timer is re-armed.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kvm/vcpu.h"
+#include "log.h"
+#include "pmu/source.h"
+
+/* Never arm closer than this: an exit costs about 10 us anyway. */
+#define CLOCK_MIN_ARM_NS	2000ULL
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Cycles in `ns` at `khz`, carrying the sub-cycle remainder between calls. */
+static uint64_t ns_to_cycles(uint64_t ns, uint64_t khz, uint64_t *rem)
+{
+	unsigned __int128 acc = (unsigned __int128)ns * khz + *rem;
+
+	*rem = (uint64_t)(acc % 1000000u);
+	return (uint64_t)(acc / 1000000u);
+}
+
+/* Time until `cycles` more cycles at `khz`, rounded up. */
+static uint64_t cycles_to_ns(uint64_t cycles, uint64_t khz, uint64_t rem)
+{
+	unsigned __int128 need = (unsigned __int128)cycles * 1000000u;
+
+	if (need <= rem)
+		return 0;
+	need -= rem;
+	need = (need + khz - 1) / khz;
+	return need > UINT64_MAX ? UINT64_MAX : (uint64_t)need;
+}
+
+static int clock_thread_start(struct vcpu *vcpu)
+{
+	struct pmu_clock *c = &vcpu->clock;
+	struct sigevent sev;
+	timer_t t;
+
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = VCPU_KICK_SIGNAL;
+	sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	if (timer_create(CLOCK_MONOTONIC, &sev, &t) < 0) {
+		pr_err("vCPU %d: timer_create: %s", vcpu->id, strerror(errno));
+		return -errno;
+	}
+	c->timer = (void *)t;
+	c->timer_created = true;
+	return 0;
+}
+
+static void clock_thread_stop(struct vcpu *vcpu)
+{
+	struct pmu_clock *c = &vcpu->clock;
+
+	if (c->timer_created)
+		timer_delete((timer_t)c->timer);
+	c->timer_created = false;
+}
+
+static void clock_arm(struct pmu_clock *c, uint64_t ns)
+{
+	struct itimerspec its;
+
+	memset(&its, 0, sizeof(its));
+	if (ns != UINT64_MAX) {
+		if (ns < CLOCK_MIN_ARM_NS)
+			ns = CLOCK_MIN_ARM_NS;
+		its.it_value.tv_sec = (time_t)(ns / 1000000000ULL);
+		its.it_value.tv_nsec = (long)(ns % 1000000000ULL);
+	} else if (!c->timer_armed) {
+		return;		/* nothing to cancel */
+	}
+	timer_settime((timer_t)c->timer, 0, &its, NULL);
+	c->timer_armed = ns != UINT64_MAX;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Nearest overflow at either privilege level, since the CPL may change. */
+static uint64_t events_to_overflow_any_cpl(const struct vpmu *pmu, enum pmu_arch_event ev)
+{
+	return min_u64(vpmu_events_to_overflow(pmu, ev, 0), vpmu_events_to_overflow(pmu, ev, 3));
+}
+
+static void clock_before_run(struct vcpu *vcpu)
+{
+	struct pmu_clock *c = &vcpu->clock;
+	uint64_t core = events_to_overflow_any_cpl(&vcpu->pmu, PMU_EV_CORE_CYCLES);
+	uint64_t ref = events_to_overflow_any_cpl(&vcpu->pmu, PMU_EV_REF_CYCLES);
+	uint64_t ns = UINT64_MAX;
+
+	if (core != UINT64_MAX)
+		ns = cycles_to_ns(core, c->core_khz, c->core_rem);
+	if (ref != UINT64_MAX)
+		ns = min_u64(ns, cycles_to_ns(ref, c->ref_khz, c->ref_rem));
+	if (c->timer_created)
+		clock_arm(c, ns);
+	c->run_start_ns = thread_cpu_ns();
+}
+
+static void clock_after_run(struct vcpu *vcpu, unsigned int cpl)
+{
+	struct pmu_clock *c = &vcpu->clock;
+	uint64_t ns = thread_cpu_ns() - c->run_start_ns;
+
+	c->guest_ns += ns;
+	vpmu_count(&vcpu->pmu, PMU_EV_CORE_CYCLES, ns_to_cycles(ns, c->core_khz, &c->core_rem), cpl);
+	vpmu_count(&vcpu->pmu, PMU_EV_REF_CYCLES, ns_to_cycles(ns, c->ref_khz, &c->ref_rem), cpl);
+}
+
+const struct pmu_source_ops pmu_clock_source = {
+	.name = "clock",
+	.events = (1u << PMU_EV_CORE_CYCLES) | (1u << PMU_EV_REF_CYCLES),
+	.thread_start = clock_thread_start,
+	.thread_stop = clock_thread_stop,
+	.before_run = clock_before_run,
+	.after_run = clock_after_run,
+};

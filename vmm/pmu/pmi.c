@@ -1,0 +1,94 @@
+/*
+ * PMI delivery through the local APIC's LVT performance-counter register, as
+ * hardware does (spec 3.4): a masked entry delivers nothing; NMI mode is an
+ * NMI; fixed mode raises that vector on this vCPU's LAPIC; and the LAPIC
+ * sets LVTPC.mask when it delivers (SDM 10.5.1, KVM since 6.6), so guests
+ * that unmask in their handler work unchanged.
+ *
+ * KVM has no ioctl that fires LVTPC, so the entry is read with KVM_GET_LAPIC,
+ * the interrupt injected with KVM_NMI or KVM_SIGNAL_MSI, and the mask set
+ * with KVM_SET_LAPIC.  This runs on the vCPU's own thread between two
+ * KVM_RUNs.  Known limit: an IPI another vCPU sends to this one between the
+ * GET and the SET would be overwritten; the window is a few microseconds.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "kvm/vcpu.h"
+#include "log.h"
+#include "pmu/pmi.h"
+
+#define MSI_ADDR_BASE		0xfee00000u
+
+static uint32_t lapic_reg(const struct kvm_lapic_state *s, unsigned int off)
+{
+	uint32_t v;
+
+	memcpy(&v, &s->regs[off], sizeof(v));
+	return v;
+}
+
+static void lapic_set_reg(struct kvm_lapic_state *s, unsigned int off, uint32_t v)
+{
+	memcpy(&s->regs[off], &v, sizeof(v));
+}
+
+static int pmi_inject_fixed(struct vcpu *vcpu, uint8_t vector)
+{
+	/*
+	 * Physical destination = this vCPU's APIC ID (== its index), edge, fixed;
+	 * IDs above 255 go in address_hi (KVM_X2APIC_API_USE_32BIT_IDS).
+	 */
+	struct kvm_msi msi = {
+		.address_lo = MSI_ADDR_BASE | (((uint32_t)vcpu->id & 0xff) << 12),
+		.address_hi = (uint32_t)vcpu->id & 0xffffff00u,
+		.data = vector,
+	};
+
+	return ioctl(vcpu->vm->vm_fd, KVM_SIGNAL_MSI, &msi) < 0 ? -errno : 0;
+}
+
+void pmi_deliver(struct vcpu *vcpu)
+{
+	struct kvm_lapic_state lapic;
+	uint32_t lvtpc;
+	int r = 0;
+
+	if (ioctl(vcpu->fd, KVM_GET_LAPIC, &lapic) < 0) {
+		pr_warn("vCPU %d: KVM_GET_LAPIC: %s; PMI dropped", vcpu->id, strerror(errno));
+		return;
+	}
+	lvtpc = lapic_reg(&lapic, APIC_LVTPC_OFFSET);
+	if (lvtpc & APIC_LVT_MASKED) {
+		vcpu->pmis_masked++;
+		return;
+	}
+	switch (lvtpc & APIC_LVT_DM) {
+	case APIC_LVT_DM_NMI:
+		r = ioctl(vcpu->fd, KVM_NMI) < 0 ? -errno : 0;
+		vcpu->pmis_nmi++;
+		break;
+	case APIC_LVT_DM_FIXED:
+		r = pmi_inject_fixed(vcpu, lvtpc & APIC_LVT_VECTOR);
+		break;
+	default:
+		/* SMI, INIT and ExtINT are not valid for this LVT (SDM fig. 10-8). */
+		if (log_first_time(LOG_ONCE_MISC, 0x1000 + vcpu->id))
+			pr_warn("vCPU %d: LVTPC delivery mode %u unsupported; PMIs dropped",
+				vcpu->id, (lvtpc & APIC_LVT_DM) >> APIC_LVT_DM_SHIFT);
+		return;
+	}
+	if (r) {
+		pr_warn("vCPU %d: PMI injection failed: %s", vcpu->id, strerror(-r));
+		return;
+	}
+	vcpu->pmis_delivered++;
+	/* Re-read: the injection changed IRR, which SET_LAPIC must not undo. */
+	if (ioctl(vcpu->fd, KVM_GET_LAPIC, &lapic) < 0)
+		return;
+	lapic_set_reg(&lapic, APIC_LVTPC_OFFSET,
+		      lapic_reg(&lapic, APIC_LVTPC_OFFSET) | APIC_LVT_MASKED);
+	if (ioctl(vcpu->fd, KVM_SET_LAPIC, &lapic) < 0)
+		pr_warn("vCPU %d: KVM_SET_LAPIC: %s", vcpu->id, strerror(errno));
+}

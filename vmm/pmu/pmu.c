@@ -1,0 +1,135 @@
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "exitcode.h"
+#include "kvm/kvm.h"
+#include "kvm/vcpu.h"
+#include "log.h"
+#include "pmu/pmi.h"
+#include "pmu/pmu.h"
+#include "pmu/profile.h"
+
+/* The active counting sources, in the order they are run. */
+static const struct pmu_source_ops *const pmu_sources[] = {
+	&pmu_clock_source,
+};
+
+#define NR_SOURCES (sizeof(pmu_sources) / sizeof(pmu_sources[0]))
+
+uint32_t pmu_available_events(void)
+{
+	uint32_t ev = 0;
+	size_t i;
+
+	for (i = 0; i < NR_SOURCES; i++)
+		ev |= pmu_sources[i]->events;
+	return ev;
+}
+
+int pmu_vcpu_init(struct vcpu *vcpu)
+{
+	struct vm *vm = vcpu->vm;
+	long khz;
+
+	vpmu_init(&vcpu->pmu, &vm->cfg->pmu);
+
+	khz = ioctl(vcpu->fd, KVM_GET_TSC_KHZ, 0);
+	if (khz <= 0) {
+		pr_err("KVM_GET_TSC_KHZ: %s", khz < 0 ? strerror(errno) : "returned 0");
+		return PMUVM_EXIT_NO_KVM;
+	}
+	vm->tsc_khz = (uint64_t)khz;
+	vcpu->clock.ref_khz = (uint64_t)khz;
+	vcpu->clock.core_khz = vm->cfg->cpu_khz ? vm->cfg->cpu_khz : (uint64_t)khz;
+
+	/* The CPL of every exit comes with kvm_run instead of a KVM_GET_SREGS. */
+	if (kvm_cap(vm->vm_fd, KVM_CAP_SYNC_REGS) & KVM_SYNC_X86_SREGS) {
+		vcpu->run->kvm_valid_regs = KVM_SYNC_X86_SREGS | KVM_SYNC_X86_REGS;
+		vcpu->sync_sregs = true;
+	}
+	return 0;
+}
+
+void pmu_vcpu_exit(struct vcpu *vcpu)
+{
+	(void)vcpu;
+}
+
+int pmu_vcpu_thread_start(struct vcpu *vcpu)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < NR_SOURCES; i++) {
+		if (!pmu_sources[i]->thread_start)
+			continue;
+		r = pmu_sources[i]->thread_start(vcpu);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+void pmu_vcpu_thread_stop(struct vcpu *vcpu)
+{
+	size_t i;
+
+	for (i = NR_SOURCES; i-- > 0;)
+		if (pmu_sources[i]->thread_stop)
+			pmu_sources[i]->thread_stop(vcpu);
+}
+
+void pmu_before_run(struct vcpu *vcpu)
+{
+	size_t i;
+
+	if (vpmu_take_pmi(&vcpu->pmu))
+		pmi_deliver(vcpu);
+	for (i = 0; i < NR_SOURCES; i++)
+		pmu_sources[i]->before_run(vcpu);
+}
+
+static bool pmu_counts_anything(const struct vpmu *pmu)
+{
+	int ev;
+
+	for (ev = 0; ev < PMU_EV_NR; ev++)
+		if (vpmu_counts_event(pmu, ev))
+			return true;
+	return false;
+}
+
+void pmu_after_run(struct vcpu *vcpu)
+{
+	unsigned int cpl = 0;
+	uint64_t ovf;
+	size_t i;
+
+	/* The CPL only matters while something counts. */
+	if (pmu_counts_anything(&vcpu->pmu))
+		cpl = vcpu_cpl(vcpu);
+	for (i = 0; i < NR_SOURCES; i++)
+		pmu_sources[i]->after_run(vcpu, cpl);
+	ovf = vpmu_take_overflows(&vcpu->pmu);
+	if (ovf)
+		profile_record(vcpu, ovf);
+}
+
+int pmu_rdmsr(struct vcpu *vcpu, uint32_t msr, uint64_t *data)
+{
+	return vpmu_rdmsr(&vcpu->pmu, msr, data);
+}
+
+int pmu_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t data)
+{
+	return vpmu_wrmsr(&vcpu->pmu, msr, data);
+}
+
+int pmu_debug_exit(struct vcpu *vcpu)
+{
+	pr_err("vCPU %d: unexpected debug exit", vcpu->id);
+	vcpu_dump_regs(vcpu);
+	vm_stop(vcpu->vm, VM_STOP_KVM_ERROR, PMUVM_EXIT_KVM_ERROR);
+	return 0;
+}

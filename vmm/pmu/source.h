@@ -1,0 +1,36 @@
+/*
+ * Counting sources: where event counts come from.  Each source produces some
+ * architectural events and hooks into the run loop.  The clock source counts
+ * cycles from the CPU time a vCPU spends in guest mode; the exact source
+ * (single-stepping) will count retired instructions and branches.
+ */
+#ifndef PMUVM_SOURCE_H
+#define PMUVM_SOURCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct vcpu;
+
+struct pmu_source_ops {
+	const char *name;
+	uint32_t events;			/* bitmask over enum pmu_arch_event */
+	int (*thread_start)(struct vcpu *vcpu);
+	void (*thread_stop)(struct vcpu *vcpu);
+	void (*before_run)(struct vcpu *vcpu);	/* schedule the next overflow */
+	void (*after_run)(struct vcpu *vcpu, unsigned int cpl);	/* count what ran */
+};
+
+extern const struct pmu_source_ops pmu_clock_source;
+
+/* Per-vCPU state of the clock source. */
+struct pmu_clock {
+	uint64_t core_khz, ref_khz;
+	uint64_t run_start_ns;		/* thread CPU time when KVM_RUN was entered */
+	uint64_t core_rem, ref_rem;	/* sub-cycle remainders (ns x kHz units) */
+	bool timer_created, timer_armed;
+	void *timer;			/* timer_t */
+	uint64_t guest_ns;		/* CPU time spent in KVM_RUN, for the report */
+};
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * The report is built with json-c and written atomically (temporary file,
+ * then rename) so that a lab collecting reports never reads half of one.
+ */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kvm/vm.h"
+#include "log.h"
+#include "report.h"
+
+static const char *const stop_reason_names[] = {
+	[VM_RUNNING] = "running",
+	[VM_STOP_DEBUG_EXIT] = "debug-exit",
+	[VM_STOP_SHUTDOWN_EVENT] = "shutdown",
+	[VM_STOP_TRIPLE_FAULT] = "triple-fault",
+	[VM_STOP_RESET] = "reset",
+	[VM_STOP_KVM_ERROR] = "kvm-error",
+	[VM_STOP_TIMEOUT] = "timeout",
+	[VM_STOP_HOST_ERROR] = "host-error",
+};
+
+static json_object *u64_obj(uint64_t v)
+{
+	return json_object_new_uint64(v);
+}
+
+static double ts_diff(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static json_object *report_config(const struct pmuvm_config *cfg, const struct vm *vm)
+{
+	json_object *c = json_object_new_object(), *p = json_object_new_object();
+
+	json_object_object_add(c, "image", json_object_new_string(cfg->image));
+	json_object_object_add(c, "mem_bytes", u64_obj(cfg->mem_size));
+	json_object_object_add(c, "cpus", u64_obj(cfg->nr_cpus));
+	json_object_object_add(c, "append", json_object_new_string(cfg->append ? cfg->append : ""));
+	json_object_object_add(p, "version", u64_obj(cfg->pmu.version));
+	json_object_object_add(p, "gp_counters", u64_obj(cfg->pmu.nr_gp));
+	json_object_object_add(p, "gp_width", u64_obj(cfg->pmu.gp_width));
+	json_object_object_add(p, "fixed_counters", u64_obj(cfg->pmu.nr_fixed));
+	json_object_object_add(p, "fixed_width", u64_obj(cfg->pmu.fixed_width));
+	json_object_object_add(p, "full_width_writes",
+			       json_object_new_boolean(cfg->pmu.full_width_write));
+	json_object_object_add(p, "available_events", u64_obj(cfg->pmu.available_events));
+	json_object_object_add(p, "tsc_khz", u64_obj(vm->tsc_khz));
+	json_object_object_add(p, "cpu_khz", u64_obj(cfg->cpu_khz ? cfg->cpu_khz : vm->tsc_khz));
+	json_object_object_add(c, "pmu", p);
+	return c;
+}
+
+static json_object *report_vcpu_pmu(const struct vcpu *vcpu)
+{
+	const struct vpmu *pmu = &vcpu->pmu;
+	json_object *o = json_object_new_object();
+	json_object *gp = json_object_new_array(), *fx = json_object_new_array();
+	unsigned int i;
+
+	for (i = 0; i < pmu->cfg.nr_gp; i++) {
+		json_object *c = json_object_new_object();
+
+		json_object_object_add(c, "value", u64_obj(pmu->gp[i].value));
+		json_object_object_add(c, "evtsel", u64_obj(pmu->gp[i].ctl));
+		json_object_array_add(gp, c);
+	}
+	for (i = 0; i < pmu->cfg.nr_fixed; i++)
+		json_object_array_add(fx, u64_obj(pmu->fixed[i].value));
+	json_object_object_add(o, "gp", gp);
+	json_object_object_add(o, "fixed", fx);
+	json_object_object_add(o, "fixed_ctr_ctrl", u64_obj(pmu->fixed_ctr_ctrl));
+	json_object_object_add(o, "global_ctrl", u64_obj(pmu->global_ctrl));
+	json_object_object_add(o, "global_status", u64_obj(pmu->global_status));
+	json_object_object_add(o, "overflows", u64_obj(pmu->nr_overflows));
+	json_object_object_add(o, "pmis_requested", u64_obj(pmu->nr_pmis_requested));
+	json_object_object_add(o, "pmis_delivered", u64_obj(vcpu->pmis_delivered));
+	json_object_object_add(o, "pmis_nmi", u64_obj(vcpu->pmis_nmi));
+	json_object_object_add(o, "pmis_dropped_masked", u64_obj(vcpu->pmis_masked));
+	json_object_object_add(o, "guest_cpu_ns", u64_obj(vcpu->clock.guest_ns));
+	return o;
+}
+
+static json_object *report_vcpu(const struct vcpu *vcpu)
+{
+	json_object *o = json_object_new_object(), *ex = json_object_new_object();
+	uint64_t total = 0;
+	int k;
+
+	json_object_object_add(o, "id", u64_obj(vcpu->id));
+	for (k = 0; k < VCPU_EXIT_NR; k++) {
+		json_object_object_add(ex, vcpu_exit_kind_names[k], u64_obj(vcpu->exits[k]));
+		total += vcpu->exits[k];
+	}
+	json_object_object_add(ex, "total", u64_obj(total));
+	json_object_object_add(o, "exits", ex);
+	json_object_object_add(o, "pmu", report_vcpu_pmu(vcpu));
+	return o;
+}
+
+static json_object *report_build(struct vm *vm)
+{
+	json_object *root = json_object_new_object(), *ex = json_object_new_object();
+	json_object *vcpus = json_object_new_array();
+	unsigned int i;
+
+	json_object_object_add(root, "pmuvm_report_version", u64_obj(1));
+	json_object_object_add(ex, "reason", json_object_new_string(stop_reason_names[vm->stop_reason]));
+	json_object_object_add(ex, "status", u64_obj((uint64_t)vm->exit_status));
+	if (vm->stop_reason == VM_STOP_DEBUG_EXIT)
+		json_object_object_add(ex, "guest_value", u64_obj(vm->debug_exit_value));
+	json_object_object_add(root, "exit", ex);
+	json_object_object_add(root, "wall_time_s",
+			       json_object_new_double(ts_diff(&vm->start_time, &vm->stop_time)));
+	json_object_object_add(root, "config", report_config(vm->cfg, vm));
+	for (i = 0; i < vm->nr_vcpus; i++)
+		json_object_array_add(vcpus, report_vcpu(&vm->vcpus[i]));
+	json_object_object_add(root, "vcpus", vcpus);
+	return root;
+}
+
+int report_write(struct vm *vm, const char *path)
+{
+	json_object *root = report_build(vm);
+	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
+	char tmp[4096];
+	FILE *f;
+	int r = 0;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp)) {
+		pr_err("--report: path too long");
+		json_object_put(root);
+		return -ENAMETOOLONG;
+	}
+	f = fopen(tmp, "w");
+	if (!f || fputs(text, f) == EOF || fputc('\n', f) == EOF) {
+		r = -errno;
+		if (f)
+			fclose(f);
+		unlink(tmp);
+	} else if (fclose(f) != 0 || rename(tmp, path) != 0) {
+		r = -errno;
+		unlink(tmp);
+	}
+	if (r)
+		pr_err("--report: cannot write '%s': %s", path, strerror(-r));
+	json_object_put(root);
+	return r;
+}

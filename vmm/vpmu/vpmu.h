@@ -1,0 +1,165 @@
+/*
+ * vpmu: a software model of the Intel architectural PMU, versions 1-5.
+ *
+ * Pure C with no KVM or OS dependency: the VMM drives it through the MSR
+ * accessors and feeds it event counts from counting sources; unit tests drive
+ * it the same way in-process.
+ *
+ * Index spaces (the same three as Linux KVM):
+ *   - MSR number: 0xC1+x / 0x4C1+x (PMCx), 0x186+x (PERFEVTSELx), 0x309+i (FIXED_CTRi).
+ *   - RDPMC index: ECX[15:0] = x for GP counters, ECX[30] set + i for fixed.
+ *   - Global PMC index: bit x for GP counter x, bit 32+i for fixed counter i, the
+ *     layout of GLOBAL_CTRL, GLOBAL_STATUS and the overflow bitmaps below.
+ */
+#ifndef VPMU_H
+#define VPMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmu/events.h"
+#include "pmu/msr.h"
+
+#define VPMU_MAX_GP	8
+#define VPMU_MAX_FIXED	4
+
+/* Return values of the MSR and RDPMC accessors. */
+enum {
+	VPMU_OK = 0,
+	VPMU_GP = 1,		/* the guest gets #GP(0) */
+};
+
+struct vpmu_config {
+	unsigned int version;		/* 0 (no PMU) or 1..5 */
+	unsigned int nr_gp;		/* 1..8 (0 only with version 0) */
+	unsigned int gp_width;		/* bits, 32..64; default 48 */
+	unsigned int nr_fixed;		/* 0..4; forced to 0 for version 1 */
+	unsigned int fixed_width;	/* bits; default 48 */
+	bool full_width_write;		/* PERF_CAPABILITIES.FW_WRITE and 0x4C1+ */
+	bool pdcm;			/* PERF_CAPABILITIES exists (CPUID.1:ECX.PDCM) */
+	bool pebs;			/* DS/PEBS advertised */
+	unsigned int pebs_format;	/* 3, 4 or 5 when pebs */
+	bool pebs_baseline;		/* adaptive PEBS (format >= 4) */
+	/* Bitmask over enum pmu_arch_event: what the active sources can produce. */
+	uint32_t available_events;
+};
+
+struct vpmu_pmc {
+	uint64_t value;		/* always masked to the counter width */
+	uint64_t ctl;		/* PERFEVTSELx for GP counters; unused for fixed */
+	bool edge_prev;		/* previous condition, for EVTSEL.E */
+};
+
+struct vpmu {
+	struct vpmu_config cfg;
+	uint64_t gp_mask;		/* (1 << gp_width) - 1 */
+	uint64_t fixed_mask;
+
+	struct vpmu_pmc gp[VPMU_MAX_GP];
+	struct vpmu_pmc fixed[VPMU_MAX_FIXED];
+
+	uint64_t fixed_ctr_ctrl;
+	uint64_t global_ctrl;
+	uint64_t global_status;
+	uint64_t debugctl;
+	uint64_t misc_enable;
+	uint64_t perf_capabilities;
+	uint64_t pebs_enable;
+	uint64_t pebs_data_cfg;
+	uint64_t pebs_ld_lat;
+	uint64_t ds_area;
+
+	/* Reserved-bit masks derived from cfg at init ("all reserved" first). */
+	uint64_t evtsel_rsvd;
+	uint64_t fixed_ctr_ctrl_rsvd;
+	uint64_t global_ctrl_rsvd;
+	uint64_t global_ovf_ctrl_rsvd;
+	uint64_t global_status_set_rsvd;
+	uint64_t pebs_enable_rsvd;
+	uint64_t debugctl_rsvd;
+
+	/* Outputs for the VMM, consumed with the take_* calls. */
+	bool pmi_pending;
+	uint64_t overflows;		/* global-index bits overflowed since last take */
+
+	/* Statistics for the report. */
+	uint64_t nr_pmis_requested;
+	uint64_t nr_overflows;
+};
+
+/* Fills in defaults for fields left 0 and checks ranges; -EINVAL if invalid. */
+int vpmu_config_validate(struct vpmu_config *cfg);
+
+/*
+ * The full default configuration for `version` (0..5): 8 GP and 3 fixed
+ * counters (none for v1), 48-bit widths, PDCM and FW_WRITE from v2, every
+ * architectural event available, no PEBS.  vpmu_config_validate() cannot
+ * default the version or the booleans because 0/false are meaningful there.
+ */
+void vpmu_config_default(struct vpmu_config *cfg, unsigned int version);
+
+/* RESET state (spec section 2 reset column). cfg must be validated. */
+void vpmu_init(struct vpmu *pmu, const struct vpmu_config *cfg);
+
+/* Guest RDMSR/WRMSR of a PMU MSR: VPMU_OK or VPMU_GP. */
+int vpmu_rdmsr(struct vpmu *pmu, uint32_t msr, uint64_t *data);
+int vpmu_wrmsr(struct vpmu *pmu, uint32_t msr, uint64_t data);
+
+/* True for every MSR number this model owns (answers, or #GPs). */
+bool vpmu_msr_is_pmu(uint32_t msr);
+
+/* RDPMC with this ECX; the caller has already applied the CR4.PCE/CPL rule. */
+int vpmu_rdpmc(struct vpmu *pmu, uint32_t ecx, uint64_t *data);
+
+/*
+ * CPUID values for this configuration: leaf 0xA in full, and the PMU bits of
+ * leaf 1 (PDCM, DS, DTES64) applied on top of the host's ECX/EDX.
+ */
+void vpmu_cpuid_0a(const struct vpmu_config *cfg, uint32_t *eax, uint32_t *ebx,
+		   uint32_t *ecx, uint32_t *edx);
+void vpmu_cpuid_01(const struct vpmu_config *cfg, uint32_t *ecx, uint32_t *edx);
+
+/*
+ * Counting.  A source reports that `n` occurrences of architectural event `ev`
+ * happened while the vCPU ran at privilege level `cpl` (0..3).  Every counter
+ * that is enabled, programmed with that event and passes the OS/USR filter
+ * advances; a counter wrapping past its width sets its GLOBAL_STATUS bit and,
+ * with INT/PMI set, requests one PMI for the whole call.
+ */
+void vpmu_count(struct vpmu *pmu, enum pmu_arch_event ev, uint64_t n, unsigned int cpl);
+
+/*
+ * Occurrences of `ev` at `cpl` until the first counter counting it wraps, or
+ * UINT64_MAX if no enabled counter counts it.  Sources use it to schedule the
+ * overflow point (a timer, or when to stop stepping).
+ */
+uint64_t vpmu_events_to_overflow(const struct vpmu *pmu, enum pmu_arch_event ev,
+				 unsigned int cpl);
+
+/* True if any enabled counter counts `ev` at some privilege level. */
+bool vpmu_counts_event(const struct vpmu *pmu, enum pmu_arch_event ev);
+
+/*
+ * A PMI request from outside the counters (e.g. the PEBS threshold, which
+ * sets GLOBAL_STATUS bit 62): ORs `status` into GLOBAL_STATUS, requests a
+ * PMI and applies freeze-on-PMI exactly as a counter overflow does.
+ */
+void vpmu_request_pmi(struct vpmu *pmu, uint64_t status);
+
+/*
+ * Host-initiated (VMM, not guest) write of GLOBAL_STATUS, e.g. to restore
+ * state: VPMU_GP if it sets a bit that does not exist for this version.
+ */
+int vpmu_set_global_status_host(struct vpmu *pmu, uint64_t data);
+
+/* Returns and clears the pending-PMI request. */
+bool vpmu_take_pmi(struct vpmu *pmu);
+
+/* Returns and clears the global-index bits that overflowed since the last call. */
+uint64_t vpmu_take_overflows(struct vpmu *pmu);
+
+/* The architectural event a counter is programmed with (PMU_EV_NONE if none). */
+enum pmu_arch_event vpmu_gp_event(const struct vpmu *pmu, unsigned int idx);
+enum pmu_arch_event vpmu_fixed_event(unsigned int idx);
+
+#endif
