@@ -1,0 +1,226 @@
+/*
+ * Guests booted under pmuvm: boot with 1 and 2 vCPUs, serial output,
+ * exit-code pass-through, what fw_cfg and multiboot tell the guest, a #GP on
+ * a PMU MSR of a CPU without a PMU, and the JSON report.
+ */
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pmuvm_run.h"
+#include "suite.h"
+#include "../../vmm/exitcode.h"
+
+#define GUEST_PASS	((0 << 1) | 1)
+
+static void expect_pass(const struct pmuvm_result *r)
+{
+	ck_assert_msg(r->status == GUEST_PASS, "status %d\nstdout:\n%s\nstderr:\n%s", r->status,
+		      r->out, r->err);
+	ck_assert_msg(strstr(r->out, "PASS\n"), "no PASS line:\n%s", r->out);
+}
+
+static void expect_line(const struct pmuvm_result *r, const char *line)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s\n", line);
+	ck_assert_msg(strstr(r->out, buf), "missing line '%s' in:\n%s", line, r->out);
+}
+
+START_TEST(test_boot_one_cpu)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--timeout", "60", guest_path("boot"));
+	expect_pass(&r);
+	expect_line(&r, "hello from pmuvm guest");
+	expect_line(&r, "fwcfg: signature=QEMU cpus=1 ram=268435456");
+	ck_assert_str_eq(r.err, "");
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_boot_two_cpus)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--cpus", "2", "--timeout", "60", guest_path("smp"));
+	expect_pass(&r);
+	expect_line(&r, "cpu 1 online apic_id=1");
+	expect_line(&r, "smp: 2 cpus online");
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_fw_cfg_and_multiboot)
+{
+	static const uint8_t mod[] = { 0xde, 0xad, 0xbe, 0xef, 0x01, 0x02 };
+	char modpath[512], line[256];
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	snprintf(modpath, sizeof(modpath), "%s", tmp_path("mod.bin"));
+	ck_assert(write_file(modpath, mod, sizeof(mod)));
+	pmuvm_run(&r, "--mem", "64M", "--cpus", "2", "--append", "alpha beta=1",
+		  "--module", modpath, "--timeout", "60", guest_path("boot"));
+	expect_pass(&r);
+	expect_line(&r, "fwcfg: signature=QEMU cpus=2 ram=67108864");
+	/* mem_upper: KiB from 1 MiB to the end of RAM; map: low 639 KiB + the rest. */
+	expect_line(&r, "mbi: mem_lower=639 mem_upper=64512");
+	snprintf(line, sizeof(line), "mbi: mmap ram_total=%u", 0x9fc00u + (64u << 20) - 0x100000u);
+	expect_line(&r, line);
+	snprintf(line, sizeof(line), "mbi: cmdline=%s alpha beta=1", guest_path("boot"));
+	expect_line(&r, line);
+	expect_line(&r, "mbi: modules=1");
+	expect_line(&r, "mbi: module 0 size=6 first_bytes=deadbeef");
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_serial_to_file)
+{
+	char path[512];
+	struct pmuvm_result r;
+	char *text;
+
+	REQUIRE_KVM();
+	snprintf(path, sizeof(path), "%s", tmp_path("serial.txt"));
+	pmuvm_run(&r, "--serial", path, "--timeout", "60", guest_path("boot"));
+	ck_assert_int_eq(r.status, GUEST_PASS);
+	ck_assert_str_eq(r.out, "");		/* nothing on stdout */
+	text = read_file_str(path);
+	ck_assert_ptr_nonnull(text);
+	ck_assert(!strncmp(text, "hello from pmuvm guest\n", 23));
+	ck_assert(strstr(text, "PASS\n"));
+	free(text);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+static const struct { const char *append; int status; } exit_cases[] = {
+	{ NULL, (42 << 1) | 1 },		/* the guest's default */
+	{ "code=0", 1 },
+	{ "code=7", 15 },
+	{ "code=100", 201 },
+	{ "code=127", 255 },
+	{ "code=128", 1 },		/* (128 << 1) | 1 wraps to 1, as QEMU's exit() */
+};
+
+START_TEST(test_exit_code_passthrough)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	if (exit_cases[_i].append)
+		pmuvm_run(&r, "--append", exit_cases[_i].append, guest_path("exitcode"));
+	else
+		pmuvm_run(&r, guest_path("exitcode"));
+	ck_assert_msg(r.status == exit_cases[_i].status, "%s: status %d want %d: %s",
+		      exit_cases[_i].append, r.status, exit_cases[_i].status, r.err);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_pmu_msr_gp_without_pmu)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--pmu-version", "0", "--timeout", "60", guest_path("msr_gp"));
+	expect_pass(&r);
+	expect_line(&r, "msr_gp: rdmsr 0x38f -> vector 13");
+	expect_line(&r, "msr_gp: wrmsr 0x38f -> vector 13");
+	expect_line(&r, "msr_gp: rdmsr 0xc1 -> vector 13");
+	expect_line(&r, "msr_gp: wrmsr 0xc1 -> vector 13");
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+static json_object *jpath(json_object *o, const char *a, const char *b)
+{
+	json_object *x = NULL, *y = NULL;
+
+	ck_assert_msg(json_object_object_get_ex(o, a, &x), "no '%s'", a);
+	if (!b)
+		return x;
+	ck_assert_msg(json_object_object_get_ex(x, b, &y), "no '%s.%s'", a, b);
+	return y;
+}
+
+START_TEST(test_report_json)
+{
+	char path[512];
+	struct pmuvm_result r;
+	json_object *root, *vcpus, *v0, *v1;
+
+	REQUIRE_KVM();
+	snprintf(path, sizeof(path), "%s", tmp_path("report.json"));
+	pmuvm_run(&r, "--cpus", "2", "--report", path, "--timeout", "60", guest_path("smp"));
+	expect_pass(&r);
+	root = json_object_from_file(path);
+	ck_assert_ptr_nonnull(root);
+	ck_assert_str_eq(json_object_get_string(jpath(root, "exit", "reason")), "debug-exit");
+	ck_assert_int_eq(json_object_get_int(jpath(root, "exit", "status")), 1);
+	ck_assert_int_eq(json_object_get_int(jpath(root, "exit", "guest_value")), 0);
+	ck_assert(json_object_get_double(jpath(root, "wall_time_s", NULL)) > 0);
+	ck_assert_int_eq(json_object_get_int(jpath(root, "config", "cpus")), 2);
+	vcpus = jpath(root, "vcpus", NULL);
+	ck_assert_int_eq(json_object_array_length(vcpus), 2);
+	v0 = json_object_array_get_idx(vcpus, 0);
+	v1 = json_object_array_get_idx(vcpus, 1);
+	ck_assert_int_eq(json_object_get_int(jpath(v0, "id", NULL)), 0);
+	ck_assert_int_eq(json_object_get_int(jpath(v1, "id", NULL)), 1);
+	/* The BSP printed everything: many port writes; the AP printed one line. */
+	ck_assert(json_object_get_int64(jpath(v0, "exits", "io")) > 50);
+	ck_assert(json_object_get_int64(jpath(v1, "exits", "io")) > 10);
+	ck_assert(json_object_get_int64(jpath(v0, "exits", "total")) >=
+		  json_object_get_int64(jpath(v0, "exits", "io")));
+	json_object_put(root);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_unhandled_io_logged_once)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	/* The runtime probes the legacy PIC/PIT-less machine; -v names each port once. */
+	pmuvm_run(&r, "-v", "--timeout", "60", guest_path("boot"));
+	expect_pass(&r);
+	if (strstr(r.err, "unhandled port")) {
+		char *p = strstr(r.err, "unhandled port"), *nl = strchr(p, '\n');
+		char first[128];
+
+		ck_assert_ptr_nonnull(nl);
+		snprintf(first, sizeof(first), "%.*s", (int)(nl - p), p);
+		ck_assert_msg(!strstr(nl, first), "logged twice: %s", first);
+	}
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+static Suite *boot_suite(void)
+{
+	Suite *s = suite_create("boot");
+	TCase *tc = tcase_create("guests");
+
+	tcase_set_timeout(tc, 180);
+	tcase_add_test(tc, test_boot_one_cpu);
+	tcase_add_test(tc, test_boot_two_cpus);
+	tcase_add_test(tc, test_fw_cfg_and_multiboot);
+	tcase_add_test(tc, test_serial_to_file);
+	tcase_add_loop_test(tc, test_exit_code_passthrough, 0,
+			    sizeof(exit_cases) / sizeof(exit_cases[0]));
+	tcase_add_test(tc, test_pmu_msr_gp_without_pmu);
+	tcase_add_test(tc, test_report_json);
+	tcase_add_test(tc, test_unhandled_io_logged_once);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TEST_SUITE(boot_suite)
