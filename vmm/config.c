@@ -30,7 +30,7 @@ static const char usage_text[] =
 "PMU:\n"
 "  --pmu-version N        architectural PMU version 0 (none) to 5 (default 5)\n"
 "  --gp-counters N        general-purpose counters, 1-8 (default 8)\n"
-"  --gp-width BITS        general-purpose counter width, 32-64 (default 48)\n"
+"  --gp-width BITS        general-purpose counter width, 32-63 (default 48)\n"
 "  --fixed-counters N     fixed counters, 0-4 (default 3)\n"
 "  --full-width-writes on|off  IA32_A_PMCx and PERF_CAPABILITIES.FW_WRITE (default on)\n"
 "  --cpu-mhz MHZ          core clock for cycle events (default: TSC frequency)\n"
@@ -203,7 +203,7 @@ static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, bool *f
 	case OPT_GP_COUNTERS:
 		return parse_uint("--gp-counters", arg, 1, VPMU_MAX_GP, &cfg->pmu.nr_gp);
 	case OPT_GP_WIDTH:
-		return parse_uint("--gp-width", arg, 32, 64, &cfg->pmu.gp_width);
+		return parse_uint("--gp-width", arg, 32, 63, &cfg->pmu.gp_width);
 	case OPT_FIXED_COUNTERS:
 		*fixed_set = true;
 		return parse_uint("--fixed-counters", arg, 0, VPMU_MAX_FIXED, &cfg->pmu.nr_fixed);

@@ -87,7 +87,11 @@ struct vpmu {
 	uint64_t nr_overflows;
 };
 
-/* Fills in defaults for fields left 0 and checks ranges; -EINVAL if invalid. */
+/*
+ * Fills in defaults for fields left 0 where 0 is invalid for the version
+ * (nr_gp, the widths, pebs_format), normalises (v0: no counters; v1: no fixed
+ * counters; FW_WRITE needs PDCM) and checks ranges; -EINVAL if invalid.
+ */
 int vpmu_config_validate(struct vpmu_config *cfg);
 
 /*

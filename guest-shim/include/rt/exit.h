@@ -1,0 +1,19 @@
+/*
+ * Leaving the guest through QEMU's isa-debug-exit device at port 0xf4
+ * (iosize 4): the VMM exits with status (code << 1) | 1, so 0 -> 1 (pass),
+ * 1 -> 3 (fail).
+ */
+#ifndef RT_EXIT_H
+#define RT_EXIT_H
+
+#include <stdint.h>
+
+#define RT_EXIT_PORT		0xf4
+
+#define RT_EXIT_PASS		0
+#define RT_EXIT_FAIL		1	/* assertion, unexpected exception */
+#define RT_EXIT_BAD_BOOT	2	/* not started by a multiboot loader */
+
+__attribute__((noreturn)) void rt_exit(uint32_t code);
+
+#endif

@@ -1,0 +1,16 @@
+/* Runtime-private entry points shared between rt/ files. */
+#ifndef RT_INTERNAL_H
+#define RT_INTERNAL_H
+
+#include <stdint.h>
+
+struct rt_frame;
+
+void rt_start(uint32_t magic, uint32_t mbi_addr);	/* boot.S, BSP */
+void rt_ap_start(int cpu);				/* boot.S, APs */
+void idt_dispatch(struct rt_frame *f);			/* vectors.S */
+void smp_init_bsp(void);	/* per-CPU data of CPU 0, before anything */
+void smp_probe(void);		/* CPU count from fw_cfg */
+void pic_disable(void);		/* remap and mask the 8259s */
+
+#endif

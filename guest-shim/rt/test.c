@@ -1,0 +1,18 @@
+/* Failure reporting for GUEST_ASSERT() and friends (rt/test.h). */
+#include <stdarg.h>
+#include <rt/exit.h>
+#include <rt/printf.h>
+#include <rt/test.h>
+
+void __guest_fail(const char *file, int line, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	/* One printf, so the line cannot interleave with another CPU's. */
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	printf("FAIL %s:%d: %s\n", file, line, msg);
+	rt_exit(RT_EXIT_FAIL);
+}

@@ -1,0 +1,112 @@
+/*
+ * PERF_CAPABILITIES, DEBUGCTL, MISC_ENABLE and the DS/PEBS control MSRs
+ * (spec 1.1, 1.4, 2.9-2.13).
+ */
+#include "internal.h"
+
+#define PEBS_LD_LAT_VALID	GENMASK_ULL(15, 0)
+
+/* Read-only: a guest write always #GPs (spec 1.4, KVM), so no wr handler. */
+int vpmu_rd_perf_capabilities(struct vpmu *pmu, unsigned int idx, uint64_t *data)
+{
+	*data = pmu->perf_capabilities;
+	return VPMU_OK;
+}
+
+int vpmu_rd_debugctl(struct vpmu *pmu, unsigned int idx, uint64_t *data)
+{
+	*data = pmu->debugctl;
+	return VPMU_OK;
+}
+
+/*
+ * Only the freeze-on-PMI bits are modelled. LBR and BTF are dropped without
+ * #GP as KVM does when it does not virtualize them; FREEZE_WHILE_SMM needs
+ * PERF_CAPABILITIES[12], which we never set, so it #GPs with the rest.
+ */
+int vpmu_wr_debugctl(struct vpmu *pmu, unsigned int idx, uint64_t data)
+{
+	if (data & pmu->debugctl_rsvd)
+		return VPMU_GP;
+	pmu->debugctl = data & ~(DEBUGCTL_LBR | DEBUGCTL_BTF);
+	return VPMU_OK;
+}
+
+int vpmu_rd_misc_enable(struct vpmu *pmu, unsigned int idx, uint64_t *data)
+{
+	*data = pmu->misc_enable;
+	return VPMU_OK;
+}
+
+/*
+ * BTS/PEBS_UNAVAILABLE are read-only: changing them #GPs; EMON is read-only
+ * too but KVM silently keeps it (kvm-vpmu 1.2). Other bits are stored.
+ */
+int vpmu_wr_misc_enable(struct vpmu *pmu, unsigned int idx, uint64_t data)
+{
+	uint64_t ro = MISC_ENABLE_BTS_UNAVAIL | MISC_ENABLE_PEBS_UNAVAIL;
+
+	if ((data ^ pmu->misc_enable) & ro)
+		return VPMU_GP;
+	pmu->misc_enable = (data & ~MISC_ENABLE_EMON) |
+			   (pmu->misc_enable & MISC_ENABLE_EMON);
+	return VPMU_OK;
+}
+
+int vpmu_rd_pebs_enable(struct vpmu *pmu, unsigned int idx, uint64_t *data)
+{
+	*data = pmu->pebs_enable;
+	return VPMU_OK;
+}
+
+int vpmu_wr_pebs_enable(struct vpmu *pmu, unsigned int idx, uint64_t data)
+{
+	if (data & pmu->pebs_enable_rsvd)
+		return VPMU_GP;
+	pmu->pebs_enable = data;
+	return VPMU_OK;
+}
+
+int vpmu_rd_pebs_data_cfg(struct vpmu *pmu, unsigned int idx, uint64_t *data)
+{
+	*data = pmu->pebs_data_cfg;
+	return VPMU_OK;
+}
+
+int vpmu_wr_pebs_data_cfg(struct vpmu *pmu, unsigned int idx, uint64_t data)
+{
+	if (data & ~PEBS_DATACFG_VALID)
+		return VPMU_GP;
+	pmu->pebs_data_cfg = data;
+	return VPMU_OK;
+}
+
+int vpmu_rd_pebs_ld_lat(struct vpmu *pmu, unsigned int idx, uint64_t *data)
+{
+	*data = pmu->pebs_ld_lat;
+	return VPMU_OK;
+}
+
+/* Bits 63:16 are reserved (spec 2.13). */
+int vpmu_wr_pebs_ld_lat(struct vpmu *pmu, unsigned int idx, uint64_t data)
+{
+	if (data & ~PEBS_LD_LAT_VALID)
+		return VPMU_GP;
+	pmu->pebs_ld_lat = data;
+	return VPMU_OK;
+}
+
+int vpmu_rd_ds_area(struct vpmu *pmu, unsigned int idx, uint64_t *data)
+{
+	*data = pmu->ds_area;
+	return VPMU_OK;
+}
+
+/* A linear address: non-canonical (48-bit, no LA57) #GPs (spec 2.10, KVM). */
+int vpmu_wr_ds_area(struct vpmu *pmu, unsigned int idx, uint64_t data)
+{
+	if ((uint64_t)((int64_t)(data << 16) >> 16) != data)
+		return VPMU_GP;
+	pmu->ds_area = data;
+	return VPMU_OK;
+}
