@@ -100,34 +100,41 @@ bool write_file(const char *path, const void *data, size_t len)
 int pmuvm_run_env(struct pmuvm_result *r, const char *const *env, double limit_s,
 		  const char *const *argv)
 {
+	const char *full[64] = { pmuvm_path() };
+	int n;
+
+	for (n = 0; argv[n] && n < 62; n++)
+		full[n + 1] = argv[n];
+	full[n + 1] = NULL;
+	return cmd_run(r, env, limit_s, full);
+}
+
+int cmd_run(struct pmuvm_result *r, const char *const *env, double limit_s,
+	    const char *const *argv)
+{
 	static unsigned int seq;
 	char outp[600], errp[600];
 	struct timespec t0, now;
-	int status, n = 0;
+	int status;
 	pid_t pid;
 
 	memset(r, 0, sizeof(*r));
 	snprintf(outp, sizeof(outp), "%s/run%u.out", test_tmpdir(), seq);
 	snprintf(errp, sizeof(errp), "%s/run%u.err", test_tmpdir(), seq++);
-	while (argv[n])
-		n++;
 	pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		const char **args = calloc(n + 2, sizeof(*args));
 		int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
-		if (!args || fo < 0 || fe < 0)
+		if (fo < 0 || fe < 0)
 			_exit(127);
 		dup2(fo, 1);
 		dup2(fe, 2);
 		for (; env && *env; env++)
 			putenv((char *)*env);
-		args[0] = pmuvm_path();
-		memcpy(args + 1, argv, n * sizeof(*args));
-		execv(args[0], (char *const *)args);
+		execvp(argv[0], (char *const *)argv);
 		_exit(127);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -176,4 +183,12 @@ const char *kvm_unusable_reason(void)
 	}
 	close(fd);
 	return NULL;
+}
+
+bool have_program(const char *prog)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "command -v '%s' >/dev/null 2>&1", prog);
+	return system(cmd) == 0;
 }

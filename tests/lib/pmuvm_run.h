@@ -30,6 +30,15 @@ int pmuvm_run_env(struct pmuvm_result *r, const char *const *env, double limit_s
 	pmuvm_run_env(r, NULL, 120, (const char *const[]){ __VA_ARGS__, NULL })
 void pmuvm_result_free(struct pmuvm_result *r);
 
+/* Runs any program (argv[0], looked up in PATH) the same way. */
+int cmd_run(struct pmuvm_result *r, const char *const *env, double limit_s,
+	    const char *const *argv);
+#define cmd_run_args(r, ...) \
+	cmd_run(r, NULL, 120, (const char *const[]){ __VA_ARGS__, NULL })
+
+/* True if `prog` is found in PATH. */
+bool have_program(const char *prog);
+
 /* NULL if /dev/kvm is usable, else why not. */
 const char *kvm_unusable_reason(void);
 
