@@ -15,6 +15,7 @@
 
 struct vm;
 struct multiboot_boot;
+struct profile_buf;
 
 /* Exit kinds counted per vCPU for the report. */
 enum vcpu_exit_kind {
@@ -49,6 +50,8 @@ struct vcpu {
 	uint64_t pmis_delivered;
 	uint64_t pmis_masked;		/* requested while LVTPC was masked: dropped */
 	uint64_t pmis_nmi;
+
+	struct profile_buf *profile;	/* --profile samples */
 
 	uint64_t exits[VCPU_EXIT_NR];
 };

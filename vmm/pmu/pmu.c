@@ -53,7 +53,7 @@ int pmu_vcpu_init(struct vcpu *vcpu)
 
 void pmu_vcpu_exit(struct vcpu *vcpu)
 {
-	(void)vcpu;
+	profile_free(vcpu);
 }
 
 int pmu_vcpu_thread_start(struct vcpu *vcpu)

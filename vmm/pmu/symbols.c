@@ -60,6 +60,7 @@ static int add_symbols(struct symtab *t, const uint8_t *img, size_t size, bool i
 	for (i = 0; i < n; i++) {
 		uint64_t value, ssize;
 		uint32_t name;
+		uint16_t shndx;
 		unsigned char info;
 
 		if (is64) {
@@ -67,13 +68,16 @@ static int add_symbols(struct symtab *t, const uint8_t *img, size_t size, bool i
 
 			memcpy(&s, img + sym->offset + i * esz, esz);
 			value = s.st_value, ssize = s.st_size, name = s.st_name, info = s.st_info;
+			shndx = s.st_shndx;
 		} else {
 			Elf32_Sym s;
 
 			memcpy(&s, img + sym->offset + i * esz, esz);
 			value = s.st_value, ssize = s.st_size, name = s.st_name, info = s.st_info;
+			shndx = s.st_shndx;
 		}
-		if (ELF64_ST_TYPE(info) != STT_FUNC || name >= str->size)
+		/* Undefined (imported) functions have no address in this image. */
+		if (ELF64_ST_TYPE(info) != STT_FUNC || shndx == SHN_UNDEF || name >= str->size)
 			continue;
 		t->syms[t->nr++] = (struct symbol){
 			value, ssize, (const char *)img + str->offset + name,
