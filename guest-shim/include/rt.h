@@ -26,6 +26,7 @@
 #include <rt/multiboot.h>
 #include <rt/exit.h>
 #include <rt/test.h>
+#include <rt/usermode.h>
 
 int main(void);
 

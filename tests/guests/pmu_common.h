@@ -1,0 +1,52 @@
+/* Shared helpers of the pmu_* guests: the PMU configuration from CPUID. */
+#ifndef PMU_COMMON_H
+#define PMU_COMMON_H
+
+#include <rt.h>
+#include <pmu/cpuid.h>
+#include <pmu/events.h>
+#include <pmu/msr.h>
+
+#define PMI_VECTOR	0xe0
+
+struct pmu_cfg {
+	unsigned int version, nr_gp, gp_width, nr_fixed, fixed_width;
+	bool pdcm, fw_write;
+	uint64_t perf_cap;
+};
+
+static inline struct pmu_cfg pmu_cfg_read(void)
+{
+	struct pmu_cfg c = { 0 };
+	struct cpuid_regs r;
+
+	if (cpuid(0).eax < CPUID_LEAF_PMU)
+		return c;
+	r = cpuid(CPUID_LEAF_PMU);
+	c.version = CPUID_0A_EAX_VERSION(r.eax);
+	c.nr_gp = CPUID_0A_EAX_NR_GP(r.eax);
+	c.gp_width = CPUID_0A_EAX_GP_WIDTH(r.eax);
+	c.nr_fixed = CPUID_0A_EDX_NR_FIXED(r.edx);
+	c.fixed_width = CPUID_0A_EDX_FIXED_WIDTH(r.edx);
+	c.pdcm = cpuid(1).ecx & CPUID_1_ECX_PDCM;
+	if (c.pdcm && !rdmsr_safe(MSR_IA32_PERF_CAPABILITIES, &c.perf_cap))
+		c.fw_write = c.perf_cap & PERF_CAP_FW_WRITE;
+	return c;
+}
+
+static inline uint64_t width_mask(unsigned int w)
+{
+	return w >= 64 ? ~0ull : (1ull << w) - 1;
+}
+
+/* Spin (CPL0) until *flag != 0 or @ticks TSC ticks passed; true if set. */
+static inline bool wait_flag(volatile int *flag, uint64_t ticks)
+{
+	uint64_t end = rdtsc() + ticks;
+
+	while (!*flag && rdtsc() < end)
+		cpu_relax();
+	return *flag != 0;
+}
+
+#endif
