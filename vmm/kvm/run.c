@@ -152,6 +152,23 @@ static int vcpu_set_signal_mask(struct vcpu *vcpu)
 	return 0;
 }
 
+/*
+ * KVM unblocks the kick only inside KVM_RUN and restores the thread's mask
+ * before returning, so the signal that interrupted it is still pending and
+ * blocked: left there it would make every later KVM_RUN return EINTR at
+ * once.  Consume it, as QEMU's kvm_eat_signals() does.
+ */
+static void vcpu_eat_kicks(void)
+{
+	static const struct timespec zero;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, VCPU_KICK_SIGNAL);
+	while (sigtimedwait(&set, NULL, &zero) >= 0)
+		;
+}
+
 void *vcpu_thread(void *arg)
 {
 	struct vcpu *vcpu = arg;
@@ -170,6 +187,7 @@ void *vcpu_thread(void *arg)
 		pmu_after_run(vcpu);
 		if (r < 0) {
 			if (errno == EINTR || errno == EAGAIN) {
+				vcpu_eat_kicks();
 				vcpu->exits[VCPU_EXIT_INTR]++;
 				continue;
 			}
@@ -179,6 +197,7 @@ void *vcpu_thread(void *arg)
 		}
 		reason = vcpu->run->exit_reason;
 		if (reason == KVM_EXIT_INTR) {
+			vcpu_eat_kicks();
 			vcpu->exits[VCPU_EXIT_INTR]++;
 			continue;
 		}
@@ -192,6 +211,10 @@ void *vcpu_thread(void *arg)
 		vcpu_dump_regs(vcpu);
 		vm_stop(vm, VM_STOP_KVM_ERROR, PMUVM_EXIT_KVM_ERROR);
 	}
+	/* Where a hung guest was is the first thing to ask; -v tells. */
+	if (log_verbosity > 0 &&
+	    __atomic_load_n(&vm->stop_reason, __ATOMIC_ACQUIRE) == VM_STOP_TIMEOUT)
+		vcpu_dump_regs(vcpu);
 	pmu_vcpu_thread_stop(vcpu);
 	return NULL;
 }

@@ -9,6 +9,11 @@
  * (a few microseconds per exit), and each interval between two exits is
  * attributed entirely to the CPL seen at the exit that ends it, so OS/USR
  * filtering is exact only for intervals that do not change privilege level.
+ * The typical such interval is a PMI handler's return: from its last MSR
+ * exit (CPL0) back into the interrupted user code until the next exit
+ * (CPL3), so the tail of the handler counts as user time; on a kvm_pvm host,
+ * where CPL0 is emulated, that is ~100 us per PMI (measured by
+ * tests/guests/pmu_sample.c).
  *
  * Overflow scheduling: the remaining cycles of the counter nearest to
  * overflow are converted to time and a per-vCPU timer makes KVM_RUN return
