@@ -34,6 +34,10 @@ static const char usage_text[] =
 "  --fixed-counters N     fixed counters, 0-4 (default 3)\n"
 "  --full-width-writes on|off  IA32_A_PMCx and PERF_CAPABILITIES.FW_WRITE (default on)\n"
 "  --cpu-mhz MHZ          core clock for cycle events (default: TSC frequency)\n"
+"  --cycles clock|model   cycle events from the time the vCPU ran (clock, default)\n"
+"                         or from retired instructions x --cpi (model: stepped,\n"
+"                         deterministic)\n"
+"  --cpi X                cycles per instruction for --cycles model (default 1.0)\n"
 "\n"
 "  -h, --help             this text;  --version  print the version\n"
 "\n"
@@ -44,7 +48,7 @@ static const char usage_text[] =
 enum {
 	OPT_MEM = 256, OPT_CPUS, OPT_APPEND, OPT_MODULE, OPT_SERIAL, OPT_TIMEOUT,
 	OPT_REPORT, OPT_PROFILE, OPT_PMU_VERSION, OPT_GP_COUNTERS, OPT_GP_WIDTH,
-	OPT_FIXED_COUNTERS, OPT_FULL_WIDTH, OPT_CPU_MHZ, OPT_VERSION,
+	OPT_FIXED_COUNTERS, OPT_FULL_WIDTH, OPT_CPU_MHZ, OPT_CYCLES, OPT_CPI, OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
@@ -62,6 +66,8 @@ static const struct option long_opts[] = {
 	{ "fixed-counters",	required_argument, NULL, OPT_FIXED_COUNTERS },
 	{ "full-width-writes",	required_argument, NULL, OPT_FULL_WIDTH },
 	{ "cpu-mhz",		required_argument, NULL, OPT_CPU_MHZ },
+	{ "cycles",		required_argument, NULL, OPT_CYCLES },
+	{ "cpi",		required_argument, NULL, OPT_CPI },
 	{ "verbose",		no_argument,       NULL, 'v' },
 	{ "help",		no_argument,       NULL, 'h' },
 	{ "version",		no_argument,       NULL, OPT_VERSION },
@@ -214,6 +220,15 @@ static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, bool *f
 			return -EINVAL;
 		cfg->cpu_khz = (uint64_t)(d * 1000.0 + 0.5);
 		return 0;
+	case OPT_CYCLES:
+		if (!strcmp(arg, "clock") || !strcmp(arg, "model")) {
+			cfg->cycles = arg[0] == 'c' ? CYCLES_CLOCK : CYCLES_MODEL;
+			return 0;
+		}
+		pr_err("--cycles: '%s' is not 'clock' or 'model'", arg);
+		return -EINVAL;
+	case OPT_CPI:
+		return parse_double("--cpi", arg, 0.001, 1000, &cfg->cpi);
 	case 'v':
 		log_verbosity++;
 		return 0;

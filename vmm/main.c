@@ -50,7 +50,7 @@ int main(int argc, char **argv)
 	if ((cfg.report_path && (r = check_output_path("--report", cfg.report_path))) ||
 	    (cfg.profile_path && (r = check_output_path("--profile", cfg.profile_path))))
 		return r;
-	cfg.pmu.available_events = pmu_available_events();
+	cfg.pmu.available_events = pmu_available_events(&cfg);
 
 	r = file_read(cfg.image, &image);
 	if (r) {

@@ -91,6 +91,8 @@ static const struct usage_case usage_cases[] = {
 	{ { "--fixed-counters", "5", "x.elf" }, "--fixed-counters: '5'" },
 	{ { "--full-width-writes", "maybe", "x.elf" }, "--full-width-writes: 'maybe' is not 'on' or 'off'" },
 	{ { "--cpu-mhz", "0", "x.elf" }, "--cpu-mhz: '0'" },
+	{ { "--cycles", "exact", "x.elf" }, "--cycles: 'exact' is not 'clock' or 'model'" },
+	{ { "--cpi", "0", "x.elf" }, "--cpi: '0' is not a number" },
 	{ { "--pmu-version", "1", "--fixed-counters", "2" }, "version 1 has no fixed counters" },
 	{ { "--cpus", "1" }, "no guest image given" },
 	{ { "a.elf", "b.elf" }, "unexpected argument 'b.elf'" },

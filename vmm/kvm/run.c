@@ -184,8 +184,10 @@ void *vcpu_thread(void *arg)
 
 		pmu_before_run(vcpu);
 		r = ioctl(vcpu->fd, KVM_RUN, 0);
+		vcpu->run_result = r < 0 ? -errno : 0;
 		pmu_after_run(vcpu);
 		if (r < 0) {
+			errno = -vcpu->run_result;
 			if (errno == EINTR || errno == EAGAIN) {
 				vcpu_eat_kicks();
 				vcpu->exits[VCPU_EXIT_INTR]++;

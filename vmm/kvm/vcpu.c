@@ -141,6 +141,30 @@ unsigned int vcpu_cpl(struct vcpu *vcpu)
 	return sregs.cs.dpl;
 }
 
+int vcpu_state(struct vcpu *vcpu, struct kvm_regs **regs, struct kvm_sregs **sregs)
+{
+	if (vcpu->sync_sregs) {
+		*regs = &vcpu->run->s.regs.regs;
+		*sregs = &vcpu->run->s.regs.sregs;
+		return 0;
+	}
+	if (ioctl(vcpu->fd, KVM_GET_REGS, &vcpu->regs_copy) < 0 ||
+	    ioctl(vcpu->fd, KVM_GET_SREGS, &vcpu->sregs_copy) < 0)
+		return -errno;
+	*regs = &vcpu->regs_copy;
+	*sregs = &vcpu->sregs_copy;
+	return 0;
+}
+
+int vcpu_state_changed(struct vcpu *vcpu)
+{
+	if (vcpu->sync_sregs) {
+		vcpu->run->kvm_dirty_regs |= KVM_SYNC_X86_REGS;
+		return 0;
+	}
+	return ioctl(vcpu->fd, KVM_SET_REGS, &vcpu->regs_copy) < 0 ? -errno : 0;
+}
+
 static void dump_seg(const char *name, const struct kvm_segment *s)
 {
 	fprintf(stderr, "  %-3s sel=%04x base=%016llx limit=%08x type=%x dpl=%u p=%u l=%u db=%u\n",

@@ -19,4 +19,12 @@ void vcpu_dump_regs(struct vcpu *vcpu);
 /* Current privilege level (CS.DPL, or 0 outside protected mode). */
 unsigned int vcpu_cpl(struct vcpu *vcpu);
 
+/*
+ * The registers as of the last exit: the kvm_run sync area when KVM has
+ * one, else fetched copies.  After changing *regs, call vcpu_state_changed()
+ * so the next KVM_RUN uses them.
+ */
+int vcpu_state(struct vcpu *vcpu, struct kvm_regs **regs, struct kvm_sregs **sregs);
+int vcpu_state_changed(struct vcpu *vcpu);
+
 #endif

@@ -9,6 +9,8 @@
 #include <time.h>
 
 #include "config.h"
+#include "exact/exact.h"
+#include "kvm/guest_debug.h"
 #include "mem/guest_mem.h"
 #include "pmu/source.h"
 #include "vpmu/vpmu.h"
@@ -46,7 +48,13 @@ struct vcpu {
 
 	struct vpmu pmu;
 	struct pmu_clock clock;
+	struct exact_state exact;
+	struct vcpu_debug dbg;
+	uint32_t sources;		/* bit i: pmu.c's source i is active */
+	int run_result;			/* the last KVM_RUN's return value */
 	bool sync_sregs;		/* kvm_run carries sregs after every exit */
+	struct kvm_regs regs_copy;	/* vcpu_state() without sync regs */
+	struct kvm_sregs sregs_copy;
 	uint64_t pmis_delivered;
 	uint64_t pmis_masked;		/* requested while LVTPC was masked: dropped */
 	uint64_t pmis_nmi;
@@ -79,6 +87,8 @@ struct vm {
 
 	struct kvm_cpuid2 *supported_cpuid;
 	uint64_t tsc_khz;
+	bool user_step_ok;		/* KVM single-steps CPL3 here (exact/probe.c) */
+	bool user_uncounted_warned;
 
 	struct vcpu *vcpus;
 	unsigned int nr_vcpus;

@@ -148,9 +148,16 @@ static void clock_after_run(struct vcpu *vcpu, unsigned int cpl)
 	vpmu_count(&vcpu->pmu, PMU_EV_REF_CYCLES, ns_to_cycles(ns, c->ref_khz, &c->ref_rem), cpl);
 }
 
+static uint32_t clock_events(const struct pmuvm_config *cfg)
+{
+	if (cfg->cycles != CYCLES_CLOCK)
+		return 0;
+	return (1u << PMU_EV_CORE_CYCLES) | (1u << PMU_EV_REF_CYCLES);
+}
+
 const struct pmu_source_ops pmu_clock_source = {
 	.name = "clock",
-	.events = (1u << PMU_EV_CORE_CYCLES) | (1u << PMU_EV_REF_CYCLES),
+	.events = clock_events,
 	.thread_start = clock_thread_start,
 	.thread_stop = clock_thread_stop,
 	.before_run = clock_before_run,

@@ -13,17 +13,23 @@
 /* The active counting sources, in the order they are run. */
 static const struct pmu_source_ops *const pmu_sources[] = {
 	&pmu_clock_source,
+	&pmu_exact_source,
 };
 
 #define NR_SOURCES (sizeof(pmu_sources) / sizeof(pmu_sources[0]))
 
-uint32_t pmu_available_events(void)
+/* Iterates over the sources active on `vcpu`. */
+#define for_each_source(vcpu, i)					\
+	for ((i) = 0; (i) < NR_SOURCES; (i)++)				\
+		if ((vcpu)->sources & (1u << (i)))
+
+uint32_t pmu_available_events(const struct pmuvm_config *cfg)
 {
 	uint32_t ev = 0;
 	size_t i;
 
 	for (i = 0; i < NR_SOURCES; i++)
-		ev |= pmu_sources[i]->events;
+		ev |= pmu_sources[i]->events(cfg);
 	return ev;
 }
 
@@ -33,6 +39,9 @@ int pmu_vcpu_init(struct vcpu *vcpu)
 	long khz;
 
 	vpmu_init(&vcpu->pmu, &vm->cfg->pmu);
+	for (size_t i = 0; i < NR_SOURCES; i++)
+		if (pmu_sources[i]->events(vm->cfg))
+			vcpu->sources |= 1u << i;
 
 	khz = ioctl(vcpu->fd, KVM_GET_TSC_KHZ, 0);
 	if (khz <= 0) {
@@ -54,6 +63,7 @@ int pmu_vcpu_init(struct vcpu *vcpu)
 void pmu_vcpu_exit(struct vcpu *vcpu)
 {
 	profile_free(vcpu);
+	exact_vcpu_free(vcpu);
 }
 
 int pmu_vcpu_thread_start(struct vcpu *vcpu)
@@ -61,7 +71,7 @@ int pmu_vcpu_thread_start(struct vcpu *vcpu)
 	size_t i;
 	int r;
 
-	for (i = 0; i < NR_SOURCES; i++) {
+	for_each_source(vcpu, i) {
 		if (!pmu_sources[i]->thread_start)
 			continue;
 		r = pmu_sources[i]->thread_start(vcpu);
@@ -76,7 +86,7 @@ void pmu_vcpu_thread_stop(struct vcpu *vcpu)
 	size_t i;
 
 	for (i = NR_SOURCES; i-- > 0;)
-		if (pmu_sources[i]->thread_stop)
+		if ((vcpu->sources & (1u << i)) && pmu_sources[i]->thread_stop)
 			pmu_sources[i]->thread_stop(vcpu);
 }
 
@@ -86,7 +96,7 @@ void pmu_before_run(struct vcpu *vcpu)
 
 	if (vpmu_take_pmi(&vcpu->pmu))
 		pmi_deliver(vcpu);
-	for (i = 0; i < NR_SOURCES; i++)
+	for_each_source(vcpu, i)
 		pmu_sources[i]->before_run(vcpu);
 }
 
@@ -109,7 +119,7 @@ void pmu_after_run(struct vcpu *vcpu)
 	/* The CPL only matters while something counts. */
 	if (pmu_counts_anything(&vcpu->pmu))
 		cpl = vcpu_cpl(vcpu);
-	for (i = 0; i < NR_SOURCES; i++)
+	for_each_source(vcpu, i)
 		pmu_sources[i]->after_run(vcpu, cpl);
 	ovf = vpmu_take_overflows(&vcpu->pmu);
 	if (ovf)
@@ -123,11 +133,13 @@ int pmu_rdmsr(struct vcpu *vcpu, uint32_t msr, uint64_t *data)
 
 int pmu_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t data)
 {
-	return vpmu_wrmsr(&vcpu->pmu, msr, data);
+	return exact_wrmsr(vcpu, msr, data);
 }
 
 int pmu_debug_exit(struct vcpu *vcpu)
 {
+	if (exact_debug_exit(vcpu))
+		return 0;
 	pr_err("vCPU %d: unexpected debug exit", vcpu->id);
 	vcpu_dump_regs(vcpu);
 	vm_stop(vcpu->vm, VM_STOP_KVM_ERROR, PMUVM_EXIT_KVM_ERROR);

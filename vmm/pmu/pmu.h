@@ -8,9 +8,10 @@
 #include <stdint.h>
 
 struct vcpu;
+struct pmuvm_config;
 
 /* Events the active counting sources can produce (CPUID.0AH:EBX). */
-uint32_t pmu_available_events(void);
+uint32_t pmu_available_events(const struct pmuvm_config *cfg);
 
 int pmu_vcpu_init(struct vcpu *vcpu);
 void pmu_vcpu_exit(struct vcpu *vcpu);

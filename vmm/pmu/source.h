@@ -2,7 +2,7 @@
  * Counting sources: where event counts come from.  Each source produces some
  * architectural events and hooks into the run loop.  The clock source counts
  * cycles from the CPU time a vCPU spends in guest mode; the exact source
- * (single-stepping) will count retired instructions and branches.
+ * (single-stepping, vmm/exact) counts retired instructions and branches.
  */
 #ifndef PMUVM_SOURCE_H
 #define PMUVM_SOURCE_H
@@ -11,10 +11,12 @@
 #include <stdint.h>
 
 struct vcpu;
+struct pmuvm_config;
 
 struct pmu_source_ops {
 	const char *name;
-	uint32_t events;			/* bitmask over enum pmu_arch_event */
+	/* Events produced under this configuration (bits of enum pmu_arch_event); 0: inactive. */
+	uint32_t (*events)(const struct pmuvm_config *cfg);
 	int (*thread_start)(struct vcpu *vcpu);
 	void (*thread_stop)(struct vcpu *vcpu);
 	void (*before_run)(struct vcpu *vcpu);	/* schedule the next overflow */
@@ -22,6 +24,7 @@ struct pmu_source_ops {
 };
 
 extern const struct pmu_source_ops pmu_clock_source;
+extern const struct pmu_source_ops pmu_exact_source;
 
 /* Per-vCPU state of the clock source. */
 struct pmu_clock {

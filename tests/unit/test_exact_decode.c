@@ -1,0 +1,190 @@
+/* Instruction classification (vmm/exact/decode.c) and the decode cache. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exact/decode.h"
+#include "exact/icache.h"
+#include "suite.h"
+
+struct decode_case {
+	const char *name;
+	enum insn_mode mode;
+	uint8_t bytes[INSN_MAX_LEN];
+	uint8_t len;
+	uint16_t flags;
+	int64_t rel;
+};
+
+#define B	INSN_BRANCH
+static const struct decode_case decode_cases[] = {
+	{ "nop", INSN_MODE_64, { 0x90 }, 1, 0, 0 },
+	{ "wrmsr", INSN_MODE_64, { 0x0f, 0x30 }, 2, INSN_WRMSR, 0 },
+	{ "rdpmc", INSN_MODE_64, { 0x0f, 0x33 }, 2, INSN_RDPMC, 0 },
+	{ "hlt", INSN_MODE_64, { 0xf4 }, 1, INSN_HLT, 0 },
+	{ "rep movsb", INSN_MODE_64, { 0xf3, 0xa4 }, 2, INSN_REP, 0 },
+	{ "repne scasb", INSN_MODE_64, { 0xf2, 0xae }, 2, INSN_REP, 0 },
+	{ "movsb", INSN_MODE_64, { 0xa4 }, 1, 0, 0 },
+	{ "pause (F3 on a non-string)", INSN_MODE_64, { 0xf3, 0x90 }, 2, 0, 0 },
+	{ "ud2", INSN_MODE_64, { 0x0f, 0x0b }, 2, 0, 0 },
+	{ "je +5", INSN_MODE_64, { 0x74, 0x05 }, 2, B | INSN_COND | INSN_RELATIVE, 5 },
+	{ "jne rel32", INSN_MODE_64, { 0x0f, 0x85, 0xf0, 0xff, 0xff, 0xff }, 6,
+	  B | INSN_COND | INSN_RELATIVE, -16 },
+	{ "loop", INSN_MODE_64, { 0xe2, 0xfe }, 2, B | INSN_COND | INSN_RELATIVE, -2 },
+	{ "jrcxz", INSN_MODE_64, { 0xe3, 0x10 }, 2, B | INSN_COND | INSN_RELATIVE, 16 },
+	{ "jmp $", INSN_MODE_64, { 0xeb, 0xfe }, 2, B | INSN_NEAR_UNCOND | INSN_RELATIVE, -2 },
+	{ "call rel32", INSN_MODE_64, { 0xe8, 0x00, 0x01, 0x00, 0x00 }, 5,
+	  B | INSN_NEAR_CALL | INSN_NEAR_UNCOND | INSN_RELATIVE, 0x100 },
+	{ "call rax", INSN_MODE_64, { 0xff, 0xd0 }, 2, B | INSN_NEAR_CALL | INSN_NEAR_UNCOND, 0 },
+	{ "jmp [rax]", INSN_MODE_64, { 0xff, 0x20 }, 2, B | INSN_NEAR_UNCOND, 0 },
+	{ "ret", INSN_MODE_64, { 0xc3 }, 1, B | INSN_NEAR_RET | INSN_NEAR_UNCOND, 0 },
+	{ "ret 8", INSN_MODE_64, { 0xc2, 0x08, 0x00 }, 3, B | INSN_NEAR_RET | INSN_NEAR_UNCOND, 0 },
+	{ "retf", INSN_MODE_64, { 0xcb }, 1, B | INSN_FAR, 0 },
+	{ "iretq", INSN_MODE_64, { 0x48, 0xcf }, 2, B | INSN_FAR | INSN_IRET, 0 },
+	{ "iretd", INSN_MODE_32, { 0xcf }, 1, B | INSN_FAR | INSN_IRET, 0 },
+	{ "int 0x80", INSN_MODE_64, { 0xcd, 0x80 }, 2, B | INSN_FAR, 0 },
+	{ "int3", INSN_MODE_64, { 0xcc }, 1, B | INSN_FAR, 0 },
+	{ "syscall", INSN_MODE_64, { 0x0f, 0x05 }, 2, B | INSN_FAR, 0 },
+	{ "sysretq", INSN_MODE_64, { 0x48, 0x0f, 0x07 }, 3, B | INSN_FAR, 0 },
+	{ "jmp far [rax]", INSN_MODE_64, { 0xff, 0x28 }, 2, B | INSN_FAR, 0 },
+	{ "jmp far ptr16:32", INSN_MODE_32, { 0xea, 0, 0, 0x10, 0, 0x08, 0 }, 7, B | INSN_FAR, 0 },
+	{ "je in 16-bit mode", INSN_MODE_16, { 0x74, 0xfe }, 2, B | INSN_COND | INSN_RELATIVE, -2 },
+};
+
+START_TEST(test_decode_classes)
+{
+	const struct decode_case *c = &decode_cases[_i];
+	struct insn in;
+
+	ck_assert_msg(insn_decode(c->bytes, sizeof(c->bytes), c->mode, &in) == 0, "%s", c->name);
+	ck_assert_msg(in.len == c->len, "%s: len %u", c->name, in.len);
+	ck_assert_msg(in.flags == c->flags, "%s: flags 0x%x, want 0x%x", c->name, in.flags,
+		      c->flags);
+	if (c->flags & INSN_RELATIVE)
+		ck_assert_msg(in.rel == c->rel, "%s: rel %lld", c->name, (long long)in.rel);
+}
+END_TEST
+
+START_TEST(test_decode_invalid)
+{
+	static const uint8_t push_es[] = { 0x06 };	/* invalid in 64-bit mode */
+	static const uint8_t truncated[] = { 0x0f, 0x85, 0x00 };
+	struct insn in;
+
+	ck_assert_int_eq(insn_decode(push_es, sizeof(push_es), INSN_MODE_64, &in), -EINVAL);
+	ck_assert_int_eq(insn_decode(truncated, sizeof(truncated), INSN_MODE_64, &in), -EINVAL);
+	ck_assert_int_eq(insn_decode(push_es, sizeof(push_es), 7, &in), -EINVAL);
+	ck_assert_int_eq(insn_decode(push_es, sizeof(push_es), INSN_MODE_32, &in), 0);
+}
+END_TEST
+
+START_TEST(test_rel_target_wraps_to_operand_size)
+{
+	static const uint8_t je16[] = { 0x74, 0x10 };
+	static const uint8_t jmp64[] = { 0xeb, 0xfe };
+	struct insn in;
+
+	ck_assert_int_eq(insn_decode(je16, sizeof(je16), INSN_MODE_16, &in), 0);
+	ck_assert_uint_eq(insn_rel_target(&in, 0xfff0), 0x0002);
+	ck_assert_int_eq(insn_decode(jmp64, sizeof(jmp64), INSN_MODE_64, &in), 0);
+	ck_assert_uint_eq(insn_rel_target(&in, 0xffffffff80001000ULL), 0xffffffff80001000ULL);
+}
+END_TEST
+
+/* The cache, over paging-off guest memory (linear == physical). */
+#define RAM	(1u << 20)
+
+static uint8_t *ram;
+static struct guest_mem mem;
+static struct icache *cache;
+static const struct paging_state flat = { 0 };
+
+static void cache_setup(void)
+{
+	ram = calloc(1, RAM);
+	cache = malloc(sizeof(*cache));
+	ck_assert(ram && cache);
+	guest_mem_layout(&mem, ram, RAM);
+	icache_init(cache);
+}
+
+static void cache_teardown(void)
+{
+	free(ram);
+	free(cache);
+}
+
+START_TEST(test_cache_hit_and_stale)
+{
+	struct insn in;
+
+	ram[0x1000] = 0x90;
+	ck_assert_int_eq(icache_fetch(cache, &mem, &flat, 0x1000, false, INSN_MODE_64, &in), 0);
+	ck_assert_uint_eq(in.len, 1);
+	ck_assert_uint_eq(cache->misses, 1);
+	ck_assert_int_eq(icache_fetch(cache, &mem, &flat, 0x1000, false, INSN_MODE_64, &in), 0);
+	ck_assert_uint_eq(cache->hits, 1);
+
+	/* The guest rewrites the byte: the old decode must not be used. */
+	ram[0x1000] = 0xf4;
+	ck_assert_int_eq(icache_fetch(cache, &mem, &flat, 0x1000, false, INSN_MODE_64, &in), 0);
+	ck_assert_uint_eq(in.flags, INSN_HLT);
+	ck_assert_uint_eq(cache->stale, 1);
+	ck_assert_uint_eq(cache->misses, 2);
+
+	/* Same bytes, other mode: decoded again, not taken from the cache. */
+	ram[0x2000] = 0x48;
+	ram[0x2001] = 0x90;	/* REX.W nop in 64-bit mode, DEC EAX + NOP in 32-bit */
+	ck_assert_int_eq(icache_fetch(cache, &mem, &flat, 0x2000, false, INSN_MODE_64, &in), 0);
+	ck_assert_uint_eq(in.len, 2);
+	ck_assert_int_eq(icache_fetch(cache, &mem, &flat, 0x2000, false, INSN_MODE_32, &in), 0);
+	ck_assert_uint_eq(in.len, 1);
+}
+END_TEST
+
+START_TEST(test_cache_page_crossing)
+{
+	struct insn in;
+
+	/* call rel32 whose last bytes are on the next page */
+	memcpy(ram + 0x2ffe, (uint8_t[]){ 0xe8, 0x10, 0x00, 0x00, 0x00 }, 5);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(icache_fetch(cache, &mem, &flat, 0x2ffe, false, INSN_MODE_64, &in),
+				 0);
+		ck_assert_uint_eq(in.len, 5);
+		ck_assert_int_eq(in.rel, 0x10);
+	}
+	ck_assert_uint_eq(cache->hits, 0);	/* never cached */
+
+	/* A one-byte instruction at the end of RAM needs no byte beyond it. */
+	ram[RAM - 1] = 0xc3;
+	ck_assert_int_eq(icache_fetch(cache, &mem, &flat, RAM - 1, false, INSN_MODE_64, &in), 0);
+	ck_assert_uint_eq(in.flags & INSN_NEAR_RET, INSN_NEAR_RET);
+	/* An instruction cut by the end of RAM cannot be fetched. */
+	ram[RAM - 1] = 0xe8;
+	ck_assert_int_eq(icache_fetch(cache, &mem, &flat, RAM - 1, false, INSN_MODE_64, &in),
+			 -EFAULT);
+	ck_assert_int_eq(icache_fetch(cache, &mem, &flat, RAM + 0x1000, false, INSN_MODE_64, &in),
+			 -EFAULT);
+}
+END_TEST
+
+static Suite *exact_decode_suite(void)
+{
+	Suite *s = suite_create("exact_decode");
+	TCase *tc = tcase_create("decode");
+	TCase *tc2 = tcase_create("icache");
+
+	tcase_add_loop_test(tc, test_decode_classes, 0,
+			    sizeof(decode_cases) / sizeof(decode_cases[0]));
+	tcase_add_test(tc, test_decode_invalid);
+	tcase_add_test(tc, test_rel_target_wraps_to_operand_size);
+	tcase_add_checked_fixture(tc2, cache_setup, cache_teardown);
+	tcase_add_test(tc2, test_cache_hit_and_stale);
+	tcase_add_test(tc2, test_cache_page_crossing);
+	suite_add_tcase(s, tc);
+	suite_add_tcase(s, tc2);
+	return s;
+}
+
+TEST_SUITE(exact_decode_suite)

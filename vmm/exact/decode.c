@@ -1,0 +1,97 @@
+/*
+ * Zydis-based classification (DEVELOPERS: no hand-written decoder).  The
+ * branch classes follow BR_INST_RETIRED's umasks (SDM vol. 3B 20.x, e.g.
+ * Skylake: 0x01 COND, 0x02 NEAR_CALL, 0x08 NEAR_RETURN, 0x20 NEAR_TAKEN,
+ * 0x40 FAR_BRANCH); ALL_BRANCHES (0x00, architectural) is their union.
+ * Software interrupts, IRET and SYSCALL/SYSRET are far branches.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+
+#include <Zydis/Zydis.h>
+
+#include "exact/decode.h"
+
+static ZydisDecoder decoders[3];
+static pthread_once_t decoders_once = PTHREAD_ONCE_INIT;
+
+static void decoders_init(void)
+{
+	ZydisDecoderInit(&decoders[INSN_MODE_16], ZYDIS_MACHINE_MODE_LEGACY_16,
+			 ZYDIS_STACK_WIDTH_16);
+	ZydisDecoderInit(&decoders[INSN_MODE_32], ZYDIS_MACHINE_MODE_LEGACY_32,
+			 ZYDIS_STACK_WIDTH_32);
+	ZydisDecoderInit(&decoders[INSN_MODE_64], ZYDIS_MACHINE_MODE_LONG_64,
+			 ZYDIS_STACK_WIDTH_64);
+}
+
+static uint16_t branch_flags(const ZydisDecodedInstruction *zi)
+{
+	bool far = zi->meta.branch_type == ZYDIS_BRANCH_TYPE_FAR;
+
+	switch (zi->meta.category) {
+	case ZYDIS_CATEGORY_COND_BR:
+		return INSN_BRANCH | INSN_COND;
+	case ZYDIS_CATEGORY_UNCOND_BR:
+		return INSN_BRANCH | (far ? INSN_FAR : INSN_NEAR_UNCOND);
+	case ZYDIS_CATEGORY_CALL:
+		return INSN_BRANCH | (far ? INSN_FAR : INSN_NEAR_CALL | INSN_NEAR_UNCOND);
+	case ZYDIS_CATEGORY_RET:
+		if (far || zi->mnemonic != ZYDIS_MNEMONIC_RET)
+			return INSN_BRANCH | INSN_FAR;	/* RETF, IRET */
+		return INSN_BRANCH | INSN_NEAR_RET | INSN_NEAR_UNCOND;
+	case ZYDIS_CATEGORY_INTERRUPT:
+	case ZYDIS_CATEGORY_SYSCALL:
+	case ZYDIS_CATEGORY_SYSRET:
+		return INSN_BRANCH | INSN_FAR;
+	default:
+		return 0;
+	}
+}
+
+int insn_decode(const uint8_t *bytes, size_t avail, enum insn_mode mode, struct insn *out)
+{
+	ZydisDecoderContext ctx;
+	ZydisDecodedInstruction zi;
+
+	pthread_once(&decoders_once, decoders_init);
+	if (mode > INSN_MODE_64 ||
+	    !ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&decoders[mode], &ctx, bytes, avail, &zi)))
+		return -EINVAL;
+
+	out->len = zi.length;
+	out->flags = branch_flags(&zi);
+	out->rel = 0;
+	out->addr_bits = zi.operand_width;
+	if ((out->flags & INSN_BRANCH) && !(out->flags & INSN_FAR) &&
+	    (zi.attributes & ZYDIS_ATTRIB_IS_RELATIVE)) {
+		out->flags |= INSN_RELATIVE;
+		out->rel = zi.raw.imm[0].value.s;
+	}
+	if ((zi.attributes & (ZYDIS_ATTRIB_HAS_REP | ZYDIS_ATTRIB_HAS_REPE |
+			      ZYDIS_ATTRIB_HAS_REPNE)) &&
+	    zi.meta.category == ZYDIS_CATEGORY_STRINGOP)
+		out->flags |= INSN_REP;
+	if (zi.mnemonic == ZYDIS_MNEMONIC_HLT)
+		out->flags |= INSN_HLT;
+	else if (zi.mnemonic == ZYDIS_MNEMONIC_WRMSR)
+		out->flags |= INSN_WRMSR;
+	else if (zi.mnemonic == ZYDIS_MNEMONIC_RDPMC)
+		out->flags |= INSN_RDPMC;
+	else if (zi.mnemonic == ZYDIS_MNEMONIC_IRET || zi.mnemonic == ZYDIS_MNEMONIC_IRETD ||
+		 zi.mnemonic == ZYDIS_MNEMONIC_IRETQ)
+		out->flags |= INSN_IRET;
+	return 0;
+}
+
+uint64_t insn_rel_target(const struct insn *in, uint64_t rip)
+{
+	uint64_t t = rip + in->len + (uint64_t)in->rel;
+
+	if (in->addr_bits == 16)
+		return t & 0xffff;
+	if (in->addr_bits == 32)
+		return t & 0xffffffffu;
+	return t;
+}

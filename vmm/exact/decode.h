@@ -1,0 +1,46 @@
+/*
+ * Instruction classification for exact counting, with Zydis: only what
+ * deciding "did it retire, and which retirement events does it raise" needs.
+ */
+#ifndef PMUVM_EXACT_DECODE_H
+#define PMUVM_EXACT_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define INSN_MAX_LEN	15	/* SDM vol. 2 2.3.11 */
+
+enum insn_mode {
+	INSN_MODE_16,
+	INSN_MODE_32,
+	INSN_MODE_64,
+};
+
+/* enum insn_flags: what BR_INST_RETIRED and the retirement rules care about */
+#define INSN_BRANCH	(1u << 0)	/* any branch: BR_INST_RETIRED.ALL_BRANCHES */
+#define INSN_COND	(1u << 1)	/* Jcc, JrCXZ, LOOPcc */
+#define INSN_NEAR_CALL	(1u << 2)
+#define INSN_NEAR_RET	(1u << 3)
+#define INSN_FAR	(1u << 4)	/* far JMP/CALL/RET, INT n, IRET, SYSCALL... */
+#define INSN_RELATIVE	(1u << 5)	/* direct near branch: target = next + rel */
+#define INSN_REP	(1u << 6)	/* REP/REPE/REPNE string: retires once */
+#define INSN_HLT	(1u << 7)
+#define INSN_WRMSR	(1u << 8)
+#define INSN_RDPMC	(1u << 9)
+#define INSN_NEAR_UNCOND (1u << 10)	/* near JMP/CALL/RET: always taken */
+#define INSN_IRET	(1u << 11)
+
+struct insn {
+	uint8_t len;
+	uint16_t flags;
+	int64_t rel;		/* INSN_RELATIVE: displacement from the next RIP */
+	uint8_t addr_bits;	/* operand size of a relative target (16/32/64) */
+};
+
+/* Decodes the instruction at `bytes`: 0, or -EINVAL if it is not valid. */
+int insn_decode(const uint8_t *bytes, size_t avail, enum insn_mode mode, struct insn *out);
+
+/* The target of an INSN_RELATIVE branch at `rip`, wrapped to its operand size. */
+uint64_t insn_rel_target(const struct insn *in, uint64_t rip);
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * The exact counting source (issue #4): while an enabled counter counts a
+ * retirement event, the vCPU is single-stepped and each retired instruction
+ * is classified (decode.h) and counted at the CPL it ran at.
+ */
+#ifndef PMUVM_EXACT_H
+#define PMUVM_EXACT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "exact/decode.h"
+
+struct vcpu;
+struct icache;
+
+/* Per-vCPU state of the exact source. */
+struct exact_state {
+	bool stepping;			/* KVM_GUESTDBG_SINGLESTEP is on */
+	bool pending;			/* `insn` is the instruction at `rip` about to step */
+	bool counted;			/* ...and was counted early (its WRMSR exit) */
+	struct insn insn;
+	uint64_t rip;
+	uint16_t cs;
+	unsigned int cpl;
+	uint64_t iret_rip;		/* INSN_IRET: where it returns to (0: unknown) */
+	struct icache *icache;
+	uint8_t *idt_copy;		/* scratch for exact_catch_up_event() */
+	uint64_t cycle_rem;		/* --cycles=model: cycles x 1000 not yet counted */
+
+	/* Report. */
+	uint64_t steps, retired, not_retired, decode_errors;
+	uint64_t caught_up, lost, hlts;	/* instructions a step ran past; unaccounted steps */
+	uint64_t user_runs_uncounted;	/* KVM_RUNs at CPL3 this host cannot step */
+};
+
+/* Start-up: whether this host's KVM single-steps CPL3 code (probe.c). */
+int exact_probe_user_step(int kvm_fd, bool *can_step);
+
+/* The WRMSR that is being stepped (MSR exit): count it with the state before the write. */
+int exact_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t data);
+
+/* KVM_EXIT_DEBUG from a single step: true if it was one (already counted). */
+bool exact_debug_exit(struct vcpu *vcpu);
+
+void exact_vcpu_free(struct vcpu *vcpu);
+
+#endif

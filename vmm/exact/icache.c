@@ -1,0 +1,79 @@
+#include <errno.h>
+#include <string.h>
+
+#include "exact/icache.h"
+
+#define PAGE_SIZE	4096u
+
+void icache_init(struct icache *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (unsigned int i = 0; i < ICACHE_ENTRIES; i++)
+		c->e[i].gpa = ~0ULL;
+}
+
+static unsigned int icache_slot(uint64_t gpa)
+{
+	return (unsigned int)((gpa ^ (gpa >> 12)) & (ICACHE_ENTRIES - 1));
+}
+
+/* Bytes [rip, rip + n) stay within rip's page. */
+static size_t same_page_len(uint64_t rip)
+{
+	size_t n = PAGE_SIZE - (rip & (PAGE_SIZE - 1));
+
+	return n < INSN_MAX_LEN ? n : INSN_MAX_LEN;
+}
+
+static int fetch_uncached(const struct guest_mem *mem, const struct paging_state *ps,
+			  uint64_t rip, enum insn_mode mode, struct insn *out)
+{
+	uint8_t buf[INSN_MAX_LEN];
+	size_t n = same_page_len(rip);
+	int r = guest_linear_read(mem, ps, rip, buf, INSN_MAX_LEN);
+
+	if (!r)
+		return insn_decode(buf, INSN_MAX_LEN, mode, out);
+	/* The next page is not there: fine if the instruction ends before it. */
+	if (guest_linear_read(mem, ps, rip, buf, n) || insn_decode(buf, n, mode, out))
+		return r;
+	return 0;
+}
+
+int icache_fetch(struct icache *c, const struct guest_mem *mem, const struct paging_state *ps,
+		 uint64_t rip, bool user, enum insn_mode mode, struct insn *out)
+{
+	size_t n = same_page_len(rip);
+	struct icache_entry *e;
+	const uint8_t *p;
+	uint64_t gpa;
+	int r;
+
+	r = pagewalk(mem, ps, rip, user ? PW_USER : 0, &gpa);
+	if (r)
+		return r;
+	p = guest_mem_ptr(mem, gpa, n);
+	if (!p)
+		return -EFAULT;
+	e = &c->e[icache_slot(gpa)];
+	if (e->gpa == gpa && e->mode == mode) {
+		if (!memcmp(e->bytes, p, e->insn.len)) {
+			c->hits++;
+			*out = e->insn;
+			return 0;
+		}
+		c->stale++;
+	}
+	c->misses++;
+	if (insn_decode(p, n, mode, out)) {
+		/* Cut short by the page end, or really invalid. */
+		if (n == INSN_MAX_LEN)
+			return -EINVAL;
+		return fetch_uncached(mem, ps, rip, mode, out);
+	}
+	e->gpa = gpa;
+	e->mode = (uint8_t)mode;
+	e->insn = *out;
+	memcpy(e->bytes, p, out->len);
+	return 0;
+}

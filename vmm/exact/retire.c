@@ -1,0 +1,62 @@
+#include "exact/retire.h"
+
+static bool expected_target(const struct insn *in, uint64_t rip, uint64_t new_rip)
+{
+	return new_rip == rip + in->len ||
+	       ((in->flags & INSN_RELATIVE) && new_rip == insn_rel_target(in, rip));
+}
+
+bool retire_needs_frame(const struct insn *in, uint64_t rip, uint64_t new_rip)
+{
+	if (expected_target(in, rip, new_rip))
+		return false;
+	return !((in->flags & INSN_REP) && new_rip == rip);
+}
+
+/* An event frame ([err,] RIP, CS) naming `rip` in `cs` at the new RSP. */
+static bool frame_names(const struct step_result *res, uint64_t rip, uint16_t cs)
+{
+	if (!res->frame_valid)
+		return false;
+	return (res->frame[0] == rip && (uint16_t)res->frame[1] == cs) ||
+	       (res->frame[1] == rip && (uint16_t)res->frame[2] == cs);
+}
+
+static enum retire retired(const struct insn *in, uint64_t rip, uint64_t new_rip)
+{
+	if (!(in->flags & INSN_BRANCH))
+		return RETIRE_YES;
+	if (in->flags & (INSN_NEAR_UNCOND | INSN_FAR))
+		return RETIRE_TAKEN;
+	/* Conditional: taken unless it fell through (a jump to the next RIP is not taken). */
+	return new_rip == rip + in->len ? RETIRE_YES : RETIRE_TAKEN;
+}
+
+enum retire retire_decide(const struct insn *in, uint64_t rip, uint16_t cs,
+			  struct step_result *res)
+{
+	uint64_t next = rip + in->len;
+
+	res->event = false;
+	if (expected_target(in, rip, res->new_rip))
+		return retired(in, rip, res->new_rip);
+	if ((in->flags & INSN_REP) && res->new_rip == rip)
+		return RETIRE_NO;
+	res->event = true;
+	if (frame_names(res, rip, cs))
+		return RETIRE_NO;
+	/* An event delivered right after it: the frame says where it went. */
+	if (frame_names(res, next, cs))
+		return retired(in, rip, next);
+	if ((in->flags & INSN_RELATIVE) && frame_names(res, insn_rel_target(in, rip), cs))
+		return RETIRE_TAKEN;
+	res->event = false;
+	/*
+	 * Indirect and far branches go anywhere.  Anything else that ended up
+	 * somewhere unexpected without a frame naming it was diverted by an
+	 * event whose frame we cannot see: not retired.
+	 */
+	if (in->flags & INSN_BRANCH && !(in->flags & INSN_RELATIVE))
+		return RETIRE_TAKEN;
+	return RETIRE_NO;
+}

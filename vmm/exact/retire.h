@@ -1,0 +1,43 @@
+/*
+ * Did a single-stepped instruction retire?  Pure, so every rule is
+ * unit-tested.  After one KVM single step from `rip`, the vCPU is at
+ * `new_rip`; these cases are told apart (issue #4 item 2):
+ *   - it completed: new_rip is the next instruction or a branch target;
+ *   - a REP string instruction did one iteration: new_rip == rip, not yet;
+ *   - an exception or interrupt was delivered instead of completing it: the
+ *     handler runs and the frame the CPU pushed holds RIP == rip (faults
+ *     push the faulting RIP; an interrupt taken before the instruction
+ *     pushes its RIP too).  64-bit frames: [err,] RIP, CS, RFLAGS, RSP, SS.
+ * A trap after the instruction (INT n, INT3, an interrupt after it) pushes
+ * the next RIP, and the instruction did retire.
+ */
+#ifndef PMUVM_EXACT_RETIRE_H
+#define PMUVM_EXACT_RETIRE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "exact/decode.h"
+
+struct step_result {
+	uint64_t new_rip;
+	/* The three qwords at the new RSP, if they could be read (64-bit mode). */
+	uint64_t frame[3];
+	bool frame_valid;
+	/* Output: an event was delivered during the step (a frame named it). */
+	bool event;
+};
+
+enum retire {
+	RETIRE_NO,		/* faulted, interrupted before it, or mid-REP */
+	RETIRE_YES,
+	RETIRE_TAKEN,		/* retired, and it was a taken branch */
+};
+
+/* Whether the outcome needs the frame at the new RSP to be decided. */
+bool retire_needs_frame(const struct insn *in, uint64_t rip, uint64_t new_rip);
+
+enum retire retire_decide(const struct insn *in, uint64_t rip, uint16_t cs,
+			  struct step_result *res);
+
+#endif

@@ -1,0 +1,440 @@
+/*
+ * The exact source: single-steps the vCPU while any enabled counter counts
+ * a retirement event (instructions, branches; with --cycles=model also the
+ * cycle events, derived from instructions x --cpi) and counts each retired
+ * instruction at the CPL it ran at (issue #4).
+ *
+ * Per step: before KVM_RUN the instruction at RIP is decoded (icache.c);
+ * the step exit then says where the vCPU went and retire.c decides whether
+ * that instruction retired.  A PMI raised by the count is delivered before
+ * the next KVM_RUN, so the handler sees the RIP right after the overflowing
+ * instruction: zero skid.  Exits in the middle of an instruction (MSR, I/O,
+ * MMIO, a signal) keep the decoded instruction pending.
+ *
+ * Where the host cannot step CPL3 code (kvm_pvm: shared/platform-notes.md),
+ * a KVM_RUN entered at CPL3 runs freely until the next exit; what it retired
+ * is not counted and not estimated: said once on stderr, counted in the
+ * report.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "exact/exact.h"
+#include "exact/icache.h"
+#include "exact/retire.h"
+#include "kvm/vcpu.h"
+#include "log.h"
+#include "pmu/source.h"
+
+#define EFER_LMA	(1ULL << 10)
+#define CR0_PE		(1ULL << 0)
+
+static bool cycles_from_model(const struct vcpu *vcpu)
+{
+	return vcpu->vm->cfg->cycles == CYCLES_MODEL;
+}
+
+static uint32_t exact_events(const struct pmuvm_config *cfg)
+{
+	uint32_t ev = (1u << PMU_EV_INSTRUCTIONS) | (1u << PMU_EV_BRANCHES);
+
+	if (cfg->cycles == CYCLES_MODEL)
+		ev |= (1u << PMU_EV_CORE_CYCLES) | (1u << PMU_EV_REF_CYCLES);
+	return ev;
+}
+
+static bool exact_wanted(const struct vcpu *vcpu)
+{
+	const struct vpmu *pmu = &vcpu->pmu;
+
+	if (vpmu_counts_event(pmu, PMU_EV_INSTRUCTIONS) || vpmu_counts_event(pmu, PMU_EV_BRANCHES))
+		return true;
+	return cycles_from_model(vcpu) && (vpmu_counts_event(pmu, PMU_EV_CORE_CYCLES) ||
+					   vpmu_counts_event(pmu, PMU_EV_REF_CYCLES));
+}
+
+static enum insn_mode cs_mode(const struct kvm_sregs *s)
+{
+	if ((s->efer & EFER_LMA) && s->cs.l)
+		return INSN_MODE_64;
+	if ((s->cr0 & CR0_PE) && s->cs.db)
+		return INSN_MODE_32;
+	return INSN_MODE_16;
+}
+
+static unsigned int sregs_cpl(const struct kvm_sregs *s)
+{
+	return (s->cr0 & CR0_PE) ? s->cs.dpl : 0;
+}
+
+static struct paging_state paging_of(const struct kvm_sregs *s)
+{
+	return (struct paging_state){ s->cr0, s->cr3, s->cr4, s->efer };
+}
+
+/* Decodes the instruction the next step will execute. */
+static void exact_decode_next(struct vcpu *vcpu, const struct kvm_regs *r,
+			      const struct kvm_sregs *s)
+{
+	struct exact_state *x = &vcpu->exact;
+	struct paging_state ps = paging_of(s);
+	enum insn_mode mode = cs_mode(s);
+	uint64_t la = mode == INSN_MODE_64 ? r->rip : s->cs.base + r->rip;
+
+	x->pending = false;
+	x->counted = false;
+	x->rip = r->rip;
+	x->cs = s->cs.selector;
+	x->cpl = sregs_cpl(s);
+	if (icache_fetch(x->icache, &vcpu->vm->mem, &ps, la, x->cpl == 3, mode, &x->insn)) {
+		/* The fetch itself will fault in the guest: nothing retires. */
+		x->decode_errors++;
+		return;
+	}
+	x->pending = true;
+	x->iret_rip = 0;
+	if ((x->insn.flags & INSN_IRET) && mode == INSN_MODE_64 &&
+	    guest_linear_read(&vcpu->vm->mem, &ps, r->rsp, &x->iret_rip, sizeof(x->iret_rip)))
+		x->iret_rip = 0;
+}
+
+static int exact_set_stepping(struct vcpu *vcpu, bool on)
+{
+	struct exact_state *x = &vcpu->exact;
+	int r;
+
+	if (on && !x->icache) {
+		x->icache = malloc(sizeof(*x->icache));
+		if (!x->icache)
+			return -ENOMEM;
+		icache_init(x->icache);
+	}
+	vcpu->dbg.step = on;
+	r = guest_debug_apply(vcpu);
+	if (r) {
+		vcpu->dbg.step = x->stepping;
+		return r;
+	}
+	x->stepping = on;
+	x->pending = false;
+	return 0;
+}
+
+/*
+ * HLT while stepping is done here: on kvm_pvm, KVM's own HLT under
+ * single-step leaves the vCPU halted after the interrupt that woke it
+ * returns, and a vCPU put in KVM_MP_STATE_HALTED with the interrupt
+ * already pending in IRR is not woken by it either.  HLT retires (SDM
+ * vol. 2 HLT: the saved RIP points after it); the vCPU then halts in KVM
+ * only if no interrupt is pending (IRR empty), else the interrupt is taken
+ * right after it, as on hardware.
+ */
+static void exact_retire(struct vcpu *vcpu, enum retire how);
+
+#define APIC_IRR_OFFSET	0x200
+
+static bool lapic_irr_pending(struct vcpu *vcpu)
+{
+	struct kvm_lapic_state lapic;
+	uint32_t irr;
+
+	if (ioctl(vcpu->fd, KVM_GET_LAPIC, &lapic) < 0)
+		return true;		/* do not risk sleeping forever */
+	for (unsigned int i = 0; i < 8; i++) {
+		memcpy(&irr, &lapic.regs[APIC_IRR_OFFSET + 0x10 * i], sizeof(irr));
+		if (irr)
+			return true;
+	}
+	return false;
+}
+
+/* True if it did: RIP moved past the HLT. */
+static bool exact_emulate_hlt(struct vcpu *vcpu, struct kvm_regs *r)
+{
+	struct kvm_mp_state mp = { .mp_state = KVM_MP_STATE_HALTED };
+	struct kvm_vcpu_events ev;
+
+	/* The STI shadow HLT may sit in ends with it. */
+	if (ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &ev) == 0 && ev.interrupt.shadow) {
+		ev.interrupt.shadow = 0;
+		ev.flags = KVM_VCPUEVENT_VALID_SHADOW;
+		ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &ev);
+	}
+	r->rip += vcpu->exact.insn.len;
+	if (vcpu_state_changed(vcpu)) {
+		r->rip -= vcpu->exact.insn.len;
+		return false;
+	}
+	exact_retire(vcpu, RETIRE_YES);
+	vcpu->exact.pending = false;
+	vcpu->exact.hlts++;
+	if (!lapic_irr_pending(vcpu) && ioctl(vcpu->fd, KVM_SET_MP_STATE, &mp) < 0 &&
+	    log_first_time(LOG_ONCE_MISC, 0x4000 + vcpu->id))
+		pr_warn("vCPU %d: KVM_SET_MP_STATE(HALTED): %s", vcpu->id, strerror(errno));
+	return true;
+}
+
+/* Some counter advances on user-mode instructions or branches. */
+static bool counts_user(const struct vpmu *pmu)
+{
+	return vpmu_events_to_overflow(pmu, PMU_EV_INSTRUCTIONS, 3) != UINT64_MAX ||
+	       vpmu_events_to_overflow(pmu, PMU_EV_BRANCHES, 3) != UINT64_MAX;
+}
+
+static void exact_before_run(struct vcpu *vcpu)
+{
+	struct exact_state *x = &vcpu->exact;
+	struct kvm_sregs *s;
+	struct kvm_regs *r;
+	bool want = exact_wanted(vcpu);
+	int err;
+
+	if (want != x->stepping) {
+		err = exact_set_stepping(vcpu, want);
+		if (err) {
+			if (log_first_time(LOG_ONCE_MISC, 0x2000 + vcpu->id))
+				pr_warn("vCPU %d: cannot %s single-stepping: %s; retirement events are not counted",
+					vcpu->id, want ? "start" : "stop", strerror(-err));
+			return;
+		}
+	}
+	if (!x->stepping || vcpu_state(vcpu, &r, &s))
+		return;
+	/* Still inside the same instruction (MSR, I/O, MMIO exit, signal). */
+	if (x->pending && r->rip == x->rip && s->cs.selector == x->cs)
+		return;
+	if (sregs_cpl(s) == 3 && !vcpu->vm->user_step_ok) {
+		x->pending = false;
+		if (counts_user(&vcpu->pmu)) {
+			x->user_runs_uncounted++;
+			if (!__atomic_exchange_n(&vcpu->vm->user_uncounted_warned, true, __ATOMIC_RELAXED))
+				pr_warn("this host cannot single-step user mode (CPL3): user-mode instructions and branches are not counted (see the report's exact.user_runs_uncounted)");
+		}
+		return;
+	}
+	exact_decode_next(vcpu, r, s);
+	if (x->pending && (x->insn.flags & INSN_HLT) && x->cpl == 0 && exact_emulate_hlt(vcpu, r))
+		exact_decode_next(vcpu, r, s);
+	/*
+	 * Stepping just started in the middle of the WRMSR that enabled the
+	 * counter: KVM completes it on this KVM_RUN, and it is not counted.
+	 */
+	if (vcpu->run_result == 0 && vcpu->run->exit_reason == KVM_EXIT_X86_WRMSR)
+		x->counted = true;
+}
+
+/* Adds one retired instruction (and what it implies) at the CPL it ran at. */
+static void exact_retire(struct vcpu *vcpu, enum retire how)
+{
+	struct exact_state *x = &vcpu->exact;
+	struct vpmu *pmu = &vcpu->pmu;
+
+	(void)how;
+	x->retired++;
+	vpmu_count(pmu, PMU_EV_INSTRUCTIONS, 1, x->cpl);
+	if (x->insn.flags & INSN_BRANCH)
+		vpmu_count(pmu, PMU_EV_BRANCHES, 1, x->cpl);
+	if (cycles_from_model(vcpu)) {
+		const struct pmuvm_config *cfg = vcpu->vm->cfg;
+		/* cycles x 1e3 per instruction, so a --cpi of 0.001 still counts */
+		uint64_t milli = (uint64_t)(cfg->cpi * 1000.0 + 0.5);
+		uint64_t core;
+
+		x->cycle_rem += milli;
+		core = x->cycle_rem / 1000;
+		x->cycle_rem %= 1000;
+		vpmu_count(pmu, PMU_EV_CORE_CYCLES, core, x->cpl);
+		vpmu_count(pmu, PMU_EV_REF_CYCLES,
+			   core * vcpu->clock.ref_khz / vcpu->clock.core_khz, x->cpl);
+	}
+}
+
+/*
+ * A step that ran past the instruction after an IRET: KVM's emulator
+ * reloads RFLAGS from the frame, dropping the trap flag it stepped with,
+ * so the first instruction at the return address runs in the same step
+ * (seen on kvm_pvm).  Walk the straight-line code from `from` to `to`,
+ * counting what is in between; give up after a few instructions.
+ */
+#define CATCH_UP_MAX	4
+
+static void exact_catch_up(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t from,
+			   uint64_t to)
+{
+	struct exact_state *x = &vcpu->exact;
+	struct paging_state ps = paging_of(s);
+	struct insn in;
+	unsigned int n;
+
+	for (n = 0; n < CATCH_UP_MAX && from != to; n++) {
+		if (icache_fetch(x->icache, &vcpu->vm->mem, &ps, from, sregs_cpl(s) == 3,
+				 cs_mode(s), &in) || (in.flags & INSN_BRANCH && !(in.flags & INSN_RELATIVE)))
+			break;
+		x->insn = in;
+		x->cpl = sregs_cpl(s);
+		exact_retire(vcpu, RETIRE_YES);
+		x->caught_up++;
+		if ((in.flags & INSN_RELATIVE) && insn_rel_target(&in, from) == to)
+			from = to;
+		else
+			from += in.len;
+	}
+	if (from != to) {
+		x->lost++;
+		if (log_first_time(LOG_ONCE_MISC, 0x3000 + vcpu->id))
+			pr_warn("vCPU %d: a single step from %#llx ran to %#llx; the instructions in between are not counted",
+				vcpu->id, (unsigned long long)from, (unsigned long long)to);
+	}
+}
+
+#define IDT_GATE_SIZE	16	/* 64-bit IDT (SDM vol. 3A 6.14.1) */
+#define IDT_GATE_P	(1ULL << 47)
+
+static uint64_t idt_gate_target(const uint8_t *g)
+{
+	uint64_t lo, hi;
+
+	memcpy(&lo, g, 8);
+	memcpy(&hi, g + 8, 8);
+	if (!(lo & IDT_GATE_P))
+		return 0;
+	return (lo & 0xffff) | ((lo >> 32) & 0xffff0000ULL) | ((hi & 0xffffffffULL) << 32);
+}
+
+/*
+ * An exception or interrupt was delivered during the step.  Delivery clears
+ * TF like IRET reloads it, so on kvm_pvm the handler's first instruction
+ * runs in the same step.  Find the gate whose handler is one instruction
+ * before where the step ended and count that instruction.
+ */
+static void exact_catch_up_event(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t to)
+{
+	struct exact_state *x = &vcpu->exact;
+	struct paging_state ps = paging_of(s);
+	unsigned int n = (s->idt.limit + 1u) / IDT_GATE_SIZE, i;
+	struct insn in;
+	uint64_t t;
+
+	if (cs_mode(s) != INSN_MODE_64)
+		return;
+	if (n > 256)
+		n = 256;
+	if (!x->idt_copy)
+		x->idt_copy = malloc(256 * IDT_GATE_SIZE);
+	if (!x->idt_copy ||
+	    guest_linear_read(&vcpu->vm->mem, &ps, s->idt.base, x->idt_copy, n * IDT_GATE_SIZE))
+		return;
+	for (i = 0; i < n; i++)
+		if (idt_gate_target(x->idt_copy + i * IDT_GATE_SIZE) == to)
+			return;		/* stopped at the handler's entry: nothing ran */
+	for (i = 0; i < n; i++) {
+		t = idt_gate_target(x->idt_copy + i * IDT_GATE_SIZE);
+		if (t && t < to && to - t <= INSN_MAX_LEN &&
+		    !icache_fetch(x->icache, &vcpu->vm->mem, &ps, t, false, INSN_MODE_64, &in) &&
+		    !(in.flags & INSN_BRANCH) && t + in.len == to) {
+			exact_catch_up(vcpu, s, t, to);
+			return;
+		}
+	}
+}
+
+static bool is_step_exit(const struct vcpu *vcpu)
+{
+	const struct kvm_run *run = vcpu->run;
+
+	return vcpu->run_result == 0 && run->exit_reason == KVM_EXIT_DEBUG &&
+	       run->debug.arch.exception == 1 &&
+	       !(vcpu->dbg.applied_bp && run->debug.arch.pc == vcpu->dbg.applied_addr &&
+		 !(run->debug.arch.dr6 & (1u << 14)));
+}
+
+static void exact_after_run(struct vcpu *vcpu, unsigned int cpl)
+{
+	struct exact_state *x = &vcpu->exact;
+	struct step_result res = { 0 };
+	struct kvm_sregs *s;
+	struct kvm_regs *r;
+	enum retire how;
+
+	(void)cpl;
+	if (!x->stepping || !x->pending || !is_step_exit(vcpu) || vcpu_state(vcpu, &r, &s))
+		return;
+	x->steps++;
+	res.new_rip = r->rip;
+	if (retire_needs_frame(&x->insn, x->rip, r->rip) && cs_mode(s) == INSN_MODE_64) {
+		struct paging_state ps = paging_of(s);
+
+		res.frame_valid = !guest_linear_read(&vcpu->vm->mem, &ps, r->rsp, res.frame,
+						     sizeof(res.frame));
+	}
+	how = retire_decide(&x->insn, x->rip, x->cs, &res);
+	if (res.event)
+		exact_catch_up_event(vcpu, s, r->rip);
+	if (log_verbosity > 1)
+		pr_debug("vCPU %d: step cpl%u %llx (len %u flags %#x) -> %llx: %s", vcpu->id,
+			 x->cpl, (unsigned long long)x->rip, x->insn.len, x->insn.flags,
+			 (unsigned long long)r->rip,
+			 how == RETIRE_NO ? "not retired" : x->counted ? "counted at its MSR exit" :
+			 "retired");
+	if (how == RETIRE_NO) {
+		x->not_retired++;
+		/* A REP iteration stays pending; anything else decodes anew. */
+		x->pending = x->pending && r->rip == x->rip;
+		return;
+	}
+	if (!x->counted)
+		exact_retire(vcpu, how);
+	x->pending = false;
+	if (x->iret_rip && r->rip != x->iret_rip && x->cpl == sregs_cpl(s))
+		exact_catch_up(vcpu, s, x->iret_rip, r->rip);
+}
+
+int exact_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t data)
+{
+	struct exact_state *x = &vcpu->exact;
+	uint64_t cycle_rem = x->cycle_rem;
+	struct vpmu before;
+	int gp;
+
+	if (!x->stepping || !x->pending || x->counted || !(x->insn.flags & INSN_WRMSR))
+		return vpmu_wrmsr(&vcpu->pmu, msr, data);
+	/*
+	 * Hardware counts a WRMSR with the counter state before its write: the
+	 * one that enables counting is not counted, the one that disables it
+	 * is (issue #4 item 2).  Count first; undo if the write #GPs (a
+	 * faulting instruction does not retire).
+	 */
+	before = vcpu->pmu;
+	exact_retire(vcpu, RETIRE_YES);
+	gp = vpmu_wrmsr(&vcpu->pmu, msr, data);
+	if (gp) {
+		vcpu->pmu = before;
+		x->cycle_rem = cycle_rem;
+		x->retired--;
+		return gp;
+	}
+	x->counted = true;
+	return 0;
+}
+
+bool exact_debug_exit(struct vcpu *vcpu)
+{
+	return vcpu->exact.stepping && is_step_exit(vcpu);
+}
+
+void exact_vcpu_free(struct vcpu *vcpu)
+{
+	free(vcpu->exact.icache);
+	free(vcpu->exact.idt_copy);
+	vcpu->exact.icache = NULL;
+	vcpu->exact.idt_copy = NULL;
+}
+
+const struct pmu_source_ops pmu_exact_source = {
+	.name = "exact",
+	.events = exact_events,
+	.before_run = exact_before_run,
+	.after_run = exact_after_run,
+};
