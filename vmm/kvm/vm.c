@@ -13,6 +13,7 @@
 #include "kvm/vcpu.h"
 #include "kvm/vm.h"
 #include "log.h"
+#include "pmu/pmu.h"
 
 /* Where QEMU's pc machine puts the TSS KVM needs on VMX hosts (below the BIOS). */
 #define VM_TSS_ADDR	0xfffbd000ULL
@@ -132,6 +133,9 @@ int vm_create_vcpus(struct vm *vm)
 		pr_err("out of memory");
 		return PMUVM_EXIT_HOST_ERROR;
 	}
+	r = pmu_vm_init(vm);
+	if (r)
+		return r;
 	for (i = 0; i < vm->cfg->nr_cpus; i++) {
 		r = vcpu_create(vm, &vm->vcpus[i], i);
 		if (r)

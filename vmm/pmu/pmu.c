@@ -33,6 +33,21 @@ uint32_t pmu_available_events(const struct pmuvm_config *cfg)
 	return ev;
 }
 
+int pmu_vm_init(struct vm *vm)
+{
+	int r;
+
+	if (!(pmu_available_events(vm->cfg) & ((1u << PMU_EV_INSTRUCTIONS) | (1u << PMU_EV_BRANCHES))))
+		return 0;
+	r = exact_probe_user_step(vm->kvm_fd, &vm->user_step_ok);
+	if (r)
+		pr_info("user-mode single-step probe failed (%s): assuming CPL3 cannot be stepped",
+			strerror(-r));
+	pr_info("exact counting: this host %s single-step user mode (CPL3)",
+		vm->user_step_ok ? "can" : "cannot");
+	return 0;
+}
+
 int pmu_vcpu_init(struct vcpu *vcpu)
 {
 	struct vm *vm = vcpu->vm;

@@ -8,11 +8,14 @@
 #include <stdint.h>
 
 struct vcpu;
+struct vm;
 struct pmuvm_config;
 
 /* Events the active counting sources can produce (CPUID.0AH:EBX). */
 uint32_t pmu_available_events(const struct pmuvm_config *cfg);
 
+/* Per VM, before the vCPUs: probes what the counting sources can do here. */
+int pmu_vm_init(struct vm *vm);
 int pmu_vcpu_init(struct vcpu *vcpu);
 void pmu_vcpu_exit(struct vcpu *vcpu);
 

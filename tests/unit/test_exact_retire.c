@@ -1,0 +1,119 @@
+/* retire_decide(): did a single-stepped instruction retire (vmm/exact/retire.c)? */
+#include "exact/retire.h"
+#include "suite.h"
+
+#define RIP	0x100000ULL
+#define CS	0x8
+
+static struct insn decode(const uint8_t *b, size_t n)
+{
+	struct insn in;
+
+	ck_assert_int_eq(insn_decode(b, n, INSN_MODE_64, &in), 0);
+	return in;
+}
+
+static enum retire step(const struct insn *in, uint64_t new_rip)
+{
+	struct step_result r = { .new_rip = new_rip };
+
+	return retire_decide(in, RIP, CS, &r);
+}
+
+/* The step ended in a handler whose frame is at the new RSP. */
+static enum retire step_frame(const struct insn *in, uint64_t new_rip, uint64_t f0,
+			      uint64_t f1, uint64_t f2, bool *event)
+{
+	struct step_result r = { .new_rip = new_rip, .frame = { f0, f1, f2 },
+				 .frame_valid = true };
+	enum retire how = retire_decide(in, RIP, CS, &r);
+
+	*event = r.event;
+	return how;
+}
+
+START_TEST(test_plain_and_faulting)
+{
+	static const uint8_t nop[] = { 0x90 };
+	struct insn in = decode(nop, sizeof(nop));
+	bool ev;
+
+	ck_assert_int_eq(step(&in, RIP + 1), RETIRE_YES);
+	ck_assert(!retire_needs_frame(&in, RIP, RIP + 1));
+	ck_assert(retire_needs_frame(&in, RIP, 0x200000));
+	/* Fault or interrupt before it: the frame names its RIP (no error code). */
+	ck_assert_int_eq(step_frame(&in, 0x200000, RIP, CS, 0x2, &ev), RETIRE_NO);
+	ck_assert(ev);
+	/* ...with an error code below the frame. */
+	ck_assert_int_eq(step_frame(&in, 0x200000, 0, RIP, CS, &ev), RETIRE_NO);
+	ck_assert(ev);
+	/* Same RIP but another CS: not this instruction's frame. */
+	ck_assert_int_eq(step_frame(&in, 0x200000, RIP, 0x2b, 0x2, &ev), RETIRE_NO);
+	ck_assert(!ev);
+	/* An interrupt after it retired: the frame names the next RIP. */
+	ck_assert_int_eq(step_frame(&in, 0x200000, RIP + 1, CS, 0x202, &ev), RETIRE_YES);
+	ck_assert(ev);
+	/* Diverted somewhere with no readable frame: not retired. */
+	ck_assert_int_eq(step(&in, 0x200000), RETIRE_NO);
+}
+END_TEST
+
+START_TEST(test_rep_string)
+{
+	static const uint8_t rep_movsb[] = { 0xf3, 0xa4 };
+	struct insn in = decode(rep_movsb, sizeof(rep_movsb));
+	bool ev;
+
+	ck_assert_int_eq(step(&in, RIP), RETIRE_NO);	/* one iteration */
+	ck_assert(!retire_needs_frame(&in, RIP, RIP));
+	ck_assert_int_eq(step(&in, RIP + 2), RETIRE_YES);	/* the last one */
+	ck_assert_int_eq(step_frame(&in, 0x200000, 0, RIP, CS, &ev), RETIRE_NO);	/* #PF */
+}
+END_TEST
+
+START_TEST(test_branches)
+{
+	static const uint8_t je[] = { 0x74, 0x10 };
+	static const uint8_t jmp_self[] = { 0xeb, 0xfe };
+	static const uint8_t je_next[] = { 0x74, 0x00 };
+	static const uint8_t ret[] = { 0xc3 };
+	static const uint8_t iretq[] = { 0x48, 0xcf };
+	struct insn in;
+	bool ev;
+
+	in = decode(je, sizeof(je));
+	ck_assert_int_eq(step(&in, RIP + 2), RETIRE_YES);
+	ck_assert_int_eq(step(&in, RIP + 0x12), RETIRE_TAKEN);
+	ck_assert_int_eq(step_frame(&in, 0x200000, RIP + 0x12, CS, 0x202, &ev), RETIRE_TAKEN);
+	ck_assert_int_eq(step_frame(&in, 0x200000, RIP + 2, CS, 0x202, &ev), RETIRE_YES);
+	ck_assert_int_eq(step_frame(&in, 0x200000, RIP, CS, 0x202, &ev), RETIRE_NO);
+	ck_assert_int_eq(step(&in, 0x200000), RETIRE_NO);
+
+	in = decode(jmp_self, sizeof(jmp_self));
+	ck_assert_int_eq(step(&in, RIP), RETIRE_TAKEN);
+
+	in = decode(je_next, sizeof(je_next));	/* taken or not, it lands on RIP + 2 */
+	ck_assert_int_eq(step(&in, RIP + 2), RETIRE_YES);
+
+	in = decode(ret, sizeof(ret));
+	ck_assert_int_eq(step(&in, 0x123456), RETIRE_TAKEN);
+	ck_assert_int_eq(step_frame(&in, 0x200000, RIP, CS, 0x2, &ev), RETIRE_NO);
+
+	in = decode(iretq, sizeof(iretq));
+	ck_assert_int_eq(step(&in, 0x400000), RETIRE_TAKEN);
+}
+END_TEST
+
+static Suite *exact_retire_suite(void)
+{
+	Suite *s = suite_create("exact_retire");
+	TCase *tc = tcase_create("retire");
+
+	tcase_add_test(tc, test_plain_and_faulting);
+	tcase_add_test(tc, test_rep_string);
+	tcase_add_test(tc, test_branches);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TEST_SUITE(exact_retire_suite)

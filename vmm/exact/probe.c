@@ -1,0 +1,179 @@
+/*
+ * Start-up probe: does this host's KVM single-step CPL3 code?  On VMX/SVM
+ * hosts KVM_GUESTDBG_SINGLESTEP steps every mode; on kvm_pvm hosts guest
+ * user mode runs natively and is not stepped (shared/platform-notes.md).
+ * pmuvm must know before it promises exact user-mode counts (issue #4
+ * item 6), so it boots a throwaway VM straight into 64-bit CPL3 on four
+ * NOPs and counts the steps it gets.
+ */
+#include <errno.h>
+#include <linux/kvm.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "exact/exact.h"
+
+#define PROBE_MEM	0x200000ULL
+#define PROBE_PML4	0x1000
+#define PROBE_PDPT	0x2000
+#define PROBE_PD	0x3000
+#define PROBE_CODE	0x4000
+#define PROBE_STACK	0x8000
+#define PROBE_GDT	0x500
+#define PROBE_NOPS	4
+
+#define PTE_P_RW_US	0x7ULL
+#define PDE_PS		0x80ULL
+
+struct probe {
+	int vm, vcpu;
+	uint8_t *mem;
+	struct kvm_run *run;
+	size_t run_size;
+};
+
+static void probe_layout(uint8_t *m)
+{
+	static const uint64_t gdt[] = {
+		0,
+		0x00af9a000000ffffULL,	/* 0x08 kernel code 64 */
+		0x00cf92000000ffffULL,	/* 0x10 kernel data */
+		0x00affa000000ffffULL,	/* 0x18 user code 64, DPL3 */
+		0x00cff2000000ffffULL,	/* 0x20 user data, DPL3 */
+	};
+	uint64_t e;
+
+	e = PROBE_PDPT | PTE_P_RW_US;
+	memcpy(m + PROBE_PML4, &e, 8);
+	e = PROBE_PD | PTE_P_RW_US;
+	memcpy(m + PROBE_PDPT, &e, 8);
+	e = 0 | PTE_P_RW_US | PDE_PS;		/* 2 MiB at 0, user-accessible */
+	memcpy(m + PROBE_PD, &e, 8);
+	memcpy(m + PROBE_GDT, gdt, sizeof(gdt));
+	memset(m + PROBE_CODE, 0x90, PROBE_NOPS);
+	m[PROBE_CODE + PROBE_NOPS] = 0xf4;	/* HLT at CPL3: #GP, no IDT: shutdown */
+}
+
+static struct kvm_segment user_seg(uint16_t sel, uint8_t type, bool code)
+{
+	return (struct kvm_segment){
+		.base = 0, .limit = 0xffffffff, .selector = sel, .type = type,
+		.present = 1, .dpl = 3, .s = 1, .l = code, .db = !code, .g = 1,
+	};
+}
+
+static int probe_setup_vcpu(int kvm_fd, struct probe *p)
+{
+	struct kvm_guest_debug dbg = {
+		.control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_SINGLESTEP,
+	};
+	struct kvm_regs regs = { .rip = PROBE_CODE, .rsp = PROBE_STACK, .rflags = 0x2 };
+	struct kvm_cpuid2 *cpuid;
+	struct kvm_sregs s;
+	int r = -EIO;
+
+	cpuid = calloc(1, sizeof(*cpuid) + 256 * sizeof(struct kvm_cpuid_entry2));
+	if (!cpuid)
+		return -ENOMEM;
+	cpuid->nent = 256;
+	if (ioctl(kvm_fd, KVM_GET_SUPPORTED_CPUID, cpuid) < 0 ||
+	    ioctl(p->vcpu, KVM_SET_CPUID2, cpuid) < 0 ||
+	    ioctl(p->vcpu, KVM_GET_SREGS, &s) < 0)
+		goto out;
+	s.cr0 = 0x80000011;		/* PG | ET | PE */
+	s.cr3 = PROBE_PML4;
+	s.cr4 = 0x20;			/* PAE */
+	s.efer = 0x500;			/* LMA | LME */
+	s.cs = user_seg(0x18 | 3, 0xb, true);
+	s.ss = s.ds = s.es = s.fs = s.gs = user_seg(0x20 | 3, 0x3, false);
+	s.gdt.base = PROBE_GDT;
+	s.gdt.limit = 5 * 8 - 1;
+	s.tr.type = 0xb;		/* busy 64-bit TSS, never used */
+	s.tr.present = 1;
+	s.tr.limit = 0x67;
+	s.tr.base = 0x6000;
+	if (ioctl(p->vcpu, KVM_SET_SREGS, &s) < 0 || ioctl(p->vcpu, KVM_SET_REGS, &regs) < 0 ||
+	    ioctl(p->vcpu, KVM_SET_GUEST_DEBUG, &dbg) < 0)
+		goto out;
+	r = 0;
+out:
+	free(cpuid);
+	return r;
+}
+
+static int probe_create(int kvm_fd, struct probe *p)
+{
+	struct kvm_userspace_memory_region region = { .memory_size = PROBE_MEM };
+	long sz;
+
+	p->vm = ioctl(kvm_fd, KVM_CREATE_VM, 0);
+	if (p->vm < 0)
+		return -errno;
+	p->mem = mmap(NULL, PROBE_MEM, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p->mem == MAP_FAILED) {
+		p->mem = NULL;
+		return -ENOMEM;
+	}
+	probe_layout(p->mem);
+	region.userspace_addr = (uintptr_t)p->mem;
+	if (ioctl(p->vm, KVM_SET_USER_MEMORY_REGION, &region) < 0)
+		return -errno;
+	p->vcpu = ioctl(p->vm, KVM_CREATE_VCPU, 0);
+	sz = ioctl(kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	if (p->vcpu < 0 || sz <= 0)
+		return -EIO;
+	p->run_size = (size_t)sz;
+	p->run = mmap(NULL, p->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, p->vcpu, 0);
+	if (p->run == MAP_FAILED) {
+		p->run = NULL;
+		return -ENOMEM;
+	}
+	return probe_setup_vcpu(kvm_fd, p);
+}
+
+static void probe_destroy(struct probe *p)
+{
+	if (p->run)
+		munmap(p->run, p->run_size);
+	if (p->vcpu >= 0)
+		close(p->vcpu);
+	if (p->mem)
+		munmap(p->mem, PROBE_MEM);
+	if (p->vm >= 0)
+		close(p->vm);
+}
+
+/* Steps that each moved RIP by one NOP at CPL3. */
+static unsigned int probe_count_steps(struct probe *p)
+{
+	unsigned int steps = 0, i;
+	struct kvm_regs regs;
+	struct kvm_sregs s;
+
+	for (i = 0; i < PROBE_NOPS + 2; i++) {
+		if (ioctl(p->vcpu, KVM_RUN, 0) < 0 || p->run->exit_reason != KVM_EXIT_DEBUG)
+			break;
+		if (ioctl(p->vcpu, KVM_GET_REGS, &regs) < 0 ||
+		    ioctl(p->vcpu, KVM_GET_SREGS, &s) < 0 || s.cs.dpl != 3 ||
+		    regs.rip != PROBE_CODE + steps + 1)
+			break;
+		if (++steps == PROBE_NOPS)
+			break;
+	}
+	return steps;
+}
+
+int exact_probe_user_step(int kvm_fd, bool *can_step)
+{
+	struct probe p = { .vm = -1, .vcpu = -1 };
+	int r = probe_create(kvm_fd, &p);
+
+	*can_step = false;
+	if (!r)
+		*can_step = probe_count_steps(&p) == PROBE_NOPS;
+	probe_destroy(&p);
+	return r;
+}
