@@ -3,7 +3,8 @@
  * and freeze on PMI, seen from the guest (spec 3.3, 3.4, 3.6).
  *
  * Every case counts unhalted core cycles (0x3C/0x00) at OS and USR on GP
- * counter 0 and/or fixed counter 1, preset PRESET cycles before the wrap.
+ * counter 0 and/or fixed counter 1, preset PRESET cycles before the wrap
+ * (GP counter 1 counts the same cycles as a witness where a case needs one).
  * Cycles only accrue while the vCPU runs guest code and CPL0 code is
  * emulated here, so the preset is small (~40 us at 2.5 GHz) and every wait
  * is a bounded spin.
