@@ -49,4 +49,20 @@ static inline bool wait_flag(volatile int *flag, uint64_t ticks)
 	return *flag != 0;
 }
 
+/*
+ * "pmu_final: cpu=N gp=V0,V1,... fixed=F0,..." with this CPU's counters, for
+ * system tests to compare with pmuvm's --report.  Stop the counters first.
+ */
+static inline void pmu_print_final(const struct pmu_cfg *c)
+{
+	printf("pmu_final: cpu=%d gp=", rt_cpu_id());
+	for (unsigned int x = 0; x < c->nr_gp; x++)
+		printf("%s%llu", x ? "," : "", (unsigned long long)rdmsr(MSR_IA32_PMC0 + x));
+	printf(" fixed=");
+	for (unsigned int i = 0; i < c->nr_fixed; i++)
+		printf("%s%llu", i ? "," : "",
+		       (unsigned long long)rdmsr(MSR_IA32_FIXED_CTR0 + i));
+	printf("\n");
+}
+
 #endif

@@ -3,7 +3,9 @@
  * (core cycles) counts at USR only with PMI enabled, preset to -P; the PMI
  * handler counts, records the interrupted RIP/CS, re-arms the counter to -P,
  * acks GLOBAL_STATUS and unmasks LVTPC.  The loop (user_spin, in asm below)
- * runs for SPIN_TICKS TSC ticks measured with RDTSC at CPL3.
+ * runs until it has really run SPIN_TICKS TSC ticks, measured with RDTSC at
+ * CPL3 (see below), or 4 * SPIN_TICKS passed: on a loaded host the vCPU
+ * thread may get well under half of a core.
  *
  * The loop also sums the TSC ticks it really ran: consecutive RDTSCs more
  * than GAP_TICKS apart mean it was interrupted (the emulated CPL0 PMI
@@ -27,7 +29,7 @@
 #define MAX_SAMPLES	4096
 
 struct spin {
-	uint64_t ticks;		/* in: how long to spin */
+	uint64_t ticks;		/* in: how long to run */
 	uint64_t elapsed;	/* out: TSC ticks from start to end */
 	uint64_t ran;		/* out: ticks not lost to interruptions */
 };
@@ -38,6 +40,7 @@ extern char user_spin_start[], user_spin_end[];
 /* user_spin(struct spin *s), all of it at CPL3. */
 asm(".text\n"
     ".globl user_spin\n"
+    ".type user_spin, @function\n"	/* STT_FUNC: --profile names it */
     "user_spin:\n"
     "user_spin_start:\n"
     "	rdtsc\n"
@@ -45,8 +48,8 @@ asm(".text\n"
     "	orq %rdx, %rax\n"
     "	movq %rax, %r8\n"		/* start */
     "	movq %rax, %r9\n"		/* previous RDTSC */
-    "	movq (%rdi), %rsi\n"
-    "	addq %rax, %rsi\n"		/* deadline */
+    "	movq (%rdi), %rsi\n"		/* ticks to run */
+    "	leaq (%r8,%rsi,4), %r11\n"	/* give up at start + 4 * ticks */
     "	xorl %r10d, %r10d\n"		/* ran */
     "1:	rdtsc\n"
     "	shlq $32, %rdx\n"
@@ -57,13 +60,16 @@ asm(".text\n"
     "	cmpq $" "2000" ", %rcx\n"
     "	jae 2f\n"
     "	addq %rcx, %r10\n"
-    "2:	cmpq %rsi, %rax\n"
+    "2:	cmpq %rsi, %r10\n"
+    "	jae 3f\n"
+    "	cmpq %r11, %rax\n"
     "	jb 1b\n"
-    "	subq %r8, %rax\n"
+    "3:	subq %r8, %rax\n"
     "	movq %rax, 8(%rdi)\n"
     "	movq %r10, 16(%rdi)\n"
     "	ret\n"
-    "user_spin_end:\n");
+    "user_spin_end:\n"
+    ".size user_spin, . - user_spin\n");
 
 _Static_assert(GAP_TICKS == 2000, "keep the asm's constant in step");
 
