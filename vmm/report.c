@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exact/icache.h"
 #include "kvm/vm.h"
 #include "log.h"
 #include "report.h"
@@ -51,6 +52,11 @@ static json_object *report_config(const struct pmuvm_config *cfg, const struct v
 	json_object_object_add(p, "available_events", u64_obj(cfg->pmu.available_events));
 	json_object_object_add(p, "tsc_khz", u64_obj(vm->tsc_khz));
 	json_object_object_add(p, "cpu_khz", u64_obj(cfg->cpu_khz ? cfg->cpu_khz : vm->tsc_khz));
+	json_object_object_add(p, "cycles", json_object_new_string(cfg->cycles == CYCLES_MODEL ?
+								      "model" : "clock"));
+	if (cfg->cycles == CYCLES_MODEL)
+		json_object_object_add(p, "cpi", json_object_new_double(cfg->cpi));
+	json_object_object_add(p, "user_mode_steppable", json_object_new_boolean(vm->user_step_ok));
 	json_object_object_add(c, "pmu", p);
 	return c;
 }
@@ -85,6 +91,28 @@ static json_object *report_vcpu_pmu(const struct vcpu *vcpu)
 	return o;
 }
 
+/* The exact source's work (vmm/exact): what it stepped and what it could not count. */
+static json_object *report_vcpu_exact(const struct vcpu *vcpu)
+{
+	const struct exact_state *x = &vcpu->exact;
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "steps", u64_obj(x->steps));
+	json_object_object_add(o, "retired", u64_obj(x->retired));
+	json_object_object_add(o, "not_retired", u64_obj(x->not_retired));
+	json_object_object_add(o, "caught_up", u64_obj(x->caught_up));
+	json_object_object_add(o, "hlts", u64_obj(x->hlts));
+	json_object_object_add(o, "lost_steps", u64_obj(x->lost));
+	json_object_object_add(o, "decode_errors", u64_obj(x->decode_errors));
+	json_object_object_add(o, "user_runs_uncounted", u64_obj(x->user_runs_uncounted));
+	if (x->icache) {
+		json_object_object_add(o, "icache_hits", u64_obj(x->icache->hits));
+		json_object_object_add(o, "icache_misses", u64_obj(x->icache->misses));
+		json_object_object_add(o, "icache_stale", u64_obj(x->icache->stale));
+	}
+	return o;
+}
+
 static json_object *report_vcpu(const struct vcpu *vcpu)
 {
 	json_object *o = json_object_new_object(), *ex = json_object_new_object();
@@ -99,6 +127,7 @@ static json_object *report_vcpu(const struct vcpu *vcpu)
 	json_object_object_add(ex, "total", u64_obj(total));
 	json_object_object_add(o, "exits", ex);
 	json_object_object_add(o, "pmu", report_vcpu_pmu(vcpu));
+	json_object_object_add(o, "exact", report_vcpu_exact(vcpu));
 	return o;
 }
 
