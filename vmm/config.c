@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "log.h"
+#include "pmu/event_filter.h"
 
 #define PMUVM_VERSION "0.1.0"
 
@@ -34,6 +35,7 @@ static const char usage_text[] =
 "  --fixed-counters N     fixed counters, 0-4 (default 3)\n"
 "  --full-width-writes on|off  IA32_A_PMCx and PERF_CAPABILITIES.FW_WRITE (default on)\n"
 "  --cpu-mhz MHZ          core clock for cycle events (default: TSC frequency)\n"
+"  --event-filter FILE    allow/deny list of events, as KVM_SET_PMU_EVENT_FILTER\n"
 "\n"
 "  -h, --help             this text;  --version  print the version\n"
 "\n"
@@ -44,7 +46,7 @@ static const char usage_text[] =
 enum {
 	OPT_MEM = 256, OPT_CPUS, OPT_APPEND, OPT_MODULE, OPT_SERIAL, OPT_TIMEOUT,
 	OPT_REPORT, OPT_PROFILE, OPT_PMU_VERSION, OPT_GP_COUNTERS, OPT_GP_WIDTH,
-	OPT_FIXED_COUNTERS, OPT_FULL_WIDTH, OPT_CPU_MHZ, OPT_VERSION,
+	OPT_FIXED_COUNTERS, OPT_FULL_WIDTH, OPT_CPU_MHZ, OPT_VERSION, OPT_EVENT_FILTER,
 };
 
 static const struct option long_opts[] = {
@@ -62,6 +64,7 @@ static const struct option long_opts[] = {
 	{ "fixed-counters",	required_argument, NULL, OPT_FIXED_COUNTERS },
 	{ "full-width-writes",	required_argument, NULL, OPT_FULL_WIDTH },
 	{ "cpu-mhz",		required_argument, NULL, OPT_CPU_MHZ },
+	{ "event-filter",	required_argument, NULL, OPT_EVENT_FILTER },
 	{ "verbose",		no_argument,       NULL, 'v' },
 	{ "help",		no_argument,       NULL, 'h' },
 	{ "version",		no_argument,       NULL, OPT_VERSION },
@@ -214,6 +217,9 @@ static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, bool *f
 			return -EINVAL;
 		cfg->cpu_khz = (uint64_t)(d * 1000.0 + 0.5);
 		return 0;
+	case OPT_EVENT_FILTER:
+		cfg->event_filter_path = arg;
+		return 0;
 	case 'v':
 		log_verbosity++;
 		return 0;
@@ -280,5 +286,7 @@ int config_parse(struct pmuvm_config *cfg, int argc, char **argv)
 		pr_err("invalid PMU configuration");
 		return -EINVAL;
 	}
+	if (cfg->event_filter_path && event_filter_load(cfg->event_filter_path, &cfg->event_filter))
+		return -EINVAL;
 	return 0;
 }

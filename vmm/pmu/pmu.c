@@ -33,6 +33,8 @@ int pmu_vcpu_init(struct vcpu *vcpu)
 	long khz;
 
 	vpmu_init(&vcpu->pmu, &vm->cfg->pmu);
+	if (vm->cfg->event_filter_path)
+		vpmu_set_filter(&vcpu->pmu, &vm->cfg->event_filter);
 
 	khz = ioctl(vcpu->fd, KVM_GET_TSC_KHZ, 0);
 	if (khz <= 0) {
