@@ -11,12 +11,15 @@
  *      unmapped and non-canonical addresses: accepted and read back iff
  *      CPUID.1:EDX.DS and the address is canonical, else #GP (kvm-vpmu.md
  *      1.2).
- *   3. A PMI flood: core cycles on GP0 and fixed counter 1 preset to -1
- *      with PMI enabled; the handler re-arms both at -1, acks and unmasks
- *      LVTPC.  The guest must keep running and take PMIs.
- *   4. A triple fault (null IDT, then #UD).
+ *   3. LVTPC delivery modes that are invalid for it: no PMI arrives.
+ *   4. A PMI flood, with LVTPC in fixed mode and then in NMI mode: core
+ *      cycles on GP0 and fixed counter 1 preset to -1 with PMI enabled;
+ *      the handler acks, unmasks LVTPC and re-arms both at -1.  The guest
+ *      must keep running and take the PMIs.
+ *   5. A triple fault (null IDT, then #UD).
  *
- * Prints "hostile: pmis=N" so the test can compare with the report.
+ * Prints "hostile: pmis=N" and "hostile: nmi_pmis=N" so the test can
+ * compare with the report.
  */
 #include "pmu_common.h"
 
@@ -148,6 +151,7 @@ static void ds_area(void)
 
 static volatile unsigned int nr_pmis;
 static bool have_fc1;		/* fixed counter 1 exists (v2+, 2+ fixed counters) */
+static uint32_t lvtpc_entry = PMI_VECTOR;	/* what the handler unmasks to */
 
 static void rearm(void)
 {
@@ -167,7 +171,7 @@ static void pmi(struct rt_frame *f)
 	(void)f;
 	if (cfg.version >= 2)
 		wrmsr(MSR_IA32_PERF_GLOBAL_OVF_CTRL, rdmsr(MSR_IA32_PERF_GLOBAL_STATUS));
-	apic_write_lvtpc(PMI_VECTOR);
+	apic_write_lvtpc(lvtpc_entry);
 	if (++nr_pmis < FLOOD_TARGET)
 		rearm();
 }
@@ -220,8 +224,10 @@ static void lvtpc_bad_modes(void)
 	printf("hostile: bad LVTPC modes delivered nothing\n");
 }
 
-static void pmi_flood(void)
+/* The flood, with LVTPC in fixed-vector mode or in NMI mode. */
+static void pmi_flood(bool nmi)
 {
+	const char *name = nmi ? "nmi_pmis" : "pmis";
 	uint64_t end, iters = 0;
 
 	if (cfg.version < 1) {
@@ -230,8 +236,13 @@ static void pmi_flood(void)
 	}
 	have_fc1 = cfg.version >= 2 && cfg.nr_fixed >= 2;
 	pmu_quiesce();
-	rt_set_irq_handler(PMI_VECTOR, pmi);
-	apic_write_lvtpc(PMI_VECTOR);
+	nr_pmis = 0;
+	lvtpc_entry = (nmi ? APIC_LVT_DM_NMI : APIC_LVT_DM_FIXED) | PMI_VECTOR;
+	if (nmi)
+		rt_set_exception_hook(VEC_NMI, pmi);
+	else
+		rt_set_irq_handler(PMI_VECTOR, pmi);
+	apic_write_lvtpc(lvtpc_entry);
 	rearm();
 	wrmsr(MSR_IA32_PERFEVTSEL0, PMU_EVENT_CORE_CYCLES | EVTSEL_EN | EVTSEL_OS |
 	      EVTSEL_USR | EVTSEL_INT);
@@ -249,7 +260,8 @@ static void pmi_flood(void)
 	}
 	cli();
 	pmu_quiesce();
-	printf("hostile: pmis=%u loop=%llu\n", nr_pmis, (unsigned long long)iters);
+	apic_write_lvtpc(APIC_LVT_MASKED | PMI_VECTOR);
+	printf("hostile: %s=%u loop=%llu\n", name, nr_pmis, (unsigned long long)iters);
 	GUEST_ASSERT(nr_pmis >= 20);
 }
 
@@ -275,7 +287,8 @@ int main(void)
 	random_msr_writes();
 	ds_area();
 	lvtpc_bad_modes();
-	pmi_flood();
+	pmi_flood(false);
+	pmi_flood(true);
 	triple_fault();
 	GUEST_FAIL("still running after the triple fault");
 }

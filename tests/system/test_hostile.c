@@ -1,7 +1,7 @@
 /*
  * Hostile guests (tests/guests/hostile_*.c): random values into every PMU
- * MSR, DS_AREA at MMIO and unmapped memory, invalid LVTPC modes, a PMI
- * flood, then a triple fault.  pmuvm must exit with the documented
+ * MSR, DS_AREA at MMIO and unmapped memory, invalid LVTPC modes, PMI
+ * floods by fixed vector and by NMI, then a triple fault.  pmuvm must exit with the documented
  * triple-fault status (README "Exit status"), say why on stderr in its
  * usual one-line form, and still write a report that parses and counts
  * the PMIs the guest took.  make check SANITIZE=1 runs this against the
@@ -19,7 +19,7 @@
 struct hostile_case {
 	const char *args[12];	/* extra pmuvm options */
 	const char *seed_line;	/* what the guest must print for its seed */
-	unsigned int pmis;	/* PMIs the guest must report taking */
+	unsigned int pmis;	/* PMIs the guest must report taking, per LVTPC mode */
 };
 
 static const struct hostile_case cases[] = {
@@ -50,6 +50,17 @@ static void expect_clean_stderr(const char *err)
 	}
 }
 
+/* N from "hostile: <key>=N", 0 if the guest did not print it. */
+static unsigned int guest_count(const char *out, const char *key)
+{
+	char needle[64];
+	const char *p;
+
+	snprintf(needle, sizeof(needle), "hostile: %s=", key);
+	p = strstr(out, needle);
+	return p ? (unsigned int)strtoul(p + strlen(needle), NULL, 10) : 0;
+}
+
 static json_object *get(json_object *o, const char *key)
 {
 	json_object *x = NULL;
@@ -65,8 +76,7 @@ START_TEST(test_hostile_guest)
 	char report[512], img[512];
 	json_object *root, *vcpu0, *pmu;
 	struct pmuvm_result r;
-	const char *p;
-	unsigned int n = 0, i, pmis = 0;
+	unsigned int n = 0, i, pmis, nmi_pmis;
 
 	REQUIRE_KVM();
 	snprintf(report, sizeof(report), "%s", tmp_path("hostile.json"));
@@ -87,12 +97,10 @@ START_TEST(test_hostile_guest)
 	ck_assert_msg(strstr(r.out, "hostile: triple fault now\n") && !strstr(r.out, "FAIL"),
 		      "guest did not get through every phase:\n%s", r.out);
 	expect_clean_stderr(r.err);
-	p = strstr(r.out, "hostile: pmis=");
-	if (c->pmis) {
-		ck_assert_ptr_nonnull(p);
-		pmis = (unsigned int)strtoul(p + strlen("hostile: pmis="), NULL, 10);
-	}
+	pmis = guest_count(r.out, "pmis");
+	nmi_pmis = guest_count(r.out, "nmi_pmis");
 	ck_assert_uint_eq(pmis, c->pmis);
+	ck_assert_uint_eq(nmi_pmis, c->pmis);
 
 	root = json_object_from_file(report);
 	ck_assert_msg(root, "report missing or not JSON");
@@ -103,7 +111,8 @@ START_TEST(test_hostile_guest)
 	ck_assert_ptr_nonnull(vcpu0);
 	pmu = get(vcpu0, "pmu");
 	/* Each PMI the guest handled was delivered by pmuvm. */
-	ck_assert_uint_ge(json_object_get_uint64(get(pmu, "pmis_delivered")), pmis);
+	ck_assert_uint_ge(json_object_get_uint64(get(pmu, "pmis_delivered")), pmis + nmi_pmis);
+	ck_assert_uint_ge(json_object_get_uint64(get(pmu, "pmis_nmi")), nmi_pmis);
 	ck_assert_uint_ge(json_object_get_uint64(get(pmu, "pmis_requested")),
 			  json_object_get_uint64(get(pmu, "pmis_delivered")));
 	json_object_put(root);
