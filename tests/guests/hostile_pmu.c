@@ -21,36 +21,12 @@
  * Prints "hostile: pmis=N" and "hostile: nmi_pmis=N" so the test can
  * compare with the report.
  */
+#include "hostile_common.h"
 #include "pmu_common.h"
 
-#define DEFAULT_SEED	0x9e3779b97f4a7c15ull
 #define ROUNDS		12
 #define FLOOD_TARGET	300
 #define FLOOD_TICKS	2500000000ull	/* ~1 s of TSC: stop even if PMIs stall */
-
-static uint64_t rng;
-
-static uint64_t xorshift64(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-/* Mostly random, sometimes the edge values a fuzzer would try. */
-static uint64_t hostile_value(void)
-{
-	uint64_t r = xorshift64();
-
-	switch (r & 7) {
-	case 0:		return 0;
-	case 1:		return ~0ull;
-	case 2:		return 1ull << (r >> 58);
-	case 3:		return (uint32_t)xorshift64();
-	default:	return xorshift64();
-	}
-}
 
 static const struct { uint32_t first, last; } msr_ranges[] = {
 	{ 0x0c1, 0x0c8 },	/* IA32_PMCx */
@@ -265,30 +241,17 @@ static void pmi_flood(bool nmi)
 	GUEST_ASSERT(nr_pmis >= 20);
 }
 
-static void triple_fault(void)
-{
-	static const struct {
-		uint16_t limit;
-		uint64_t base;
-	} __attribute__((packed)) null_idt = { 0, 0 };
-
-	printf("hostile: triple fault now\n");
-	asm volatile("cli; lidt %0; ud2" : : "m"(null_idt));
-}
-
 int main(void)
 {
 	cfg = pmu_cfg_read();
-	if (!mbi_arg_u64("seed", &rng) || !rng)
-		rng = DEFAULT_SEED;
 	printf("hostile: version=%u gp=%u fixed=%u seed=0x%llx\n", cfg.version, cfg.nr_gp,
-	       cfg.nr_fixed, (unsigned long long)rng);
+	       cfg.nr_fixed, (unsigned long long)hostile_seed());
 
 	random_msr_writes();
 	ds_area();
 	lvtpc_bad_modes();
 	pmi_flood(false);
 	pmi_flood(true);
-	triple_fault();
-	GUEST_FAIL("still running after the triple fault");
+	printf("hostile: triple fault now\n");
+	hostile_triple_fault();
 }

@@ -1,7 +1,9 @@
 /*
  * Hostile guests (tests/guests/hostile_*.c): random values into every PMU
  * MSR, DS_AREA at MMIO and unmapped memory, invalid LVTPC modes, PMI
- * floods by fixed vector and by NMI, then a triple fault.  pmuvm must exit with the documented
+ * floods by fixed vector and by NMI (hostile_pmu); random port I/O and
+ * MMIO at fw_cfg, unclaimed ports and the hole above RAM (hostile_io);
+ * each ends with a triple fault.  pmuvm must exit with the documented
  * triple-fault status (README "Exit status"), say why on stderr in its
  * usual one-line form, and still write a report that parses and counts
  * the PMIs the guest took.  make check SANITIZE=1 runs this against the
@@ -17,19 +19,25 @@
 #include "../../vmm/exitcode.h"
 
 struct hostile_case {
+	const char *guest;	/* tests/guests/<guest>.c */
+	const char *prefix;	/* of the guest's output lines */
 	const char *args[12];	/* extra pmuvm options */
 	const char *seed_line;	/* what the guest must print for its seed */
 	unsigned int pmis;	/* PMIs the guest must report taking, per LVTPC mode */
 };
 
 static const struct hostile_case cases[] = {
-	{ { NULL }, "seed=0x9e3779b97f4a7c15", 300 },
-	{ { "--append", "seed=12345" }, "seed=0x3039", 300 },
-	{ { "--append", "seed=0xdeadbeef", "--pmu-version", "1" }, "seed=0xdeadbeef", 300 },
-	{ { "--append", "seed=3", "--pmu-version", "4", "--gp-counters", "2",
-	    "--fixed-counters", "1", "--gp-width", "32" }, "seed=0x3", 300 },
-	{ { "--append", "seed=99", "--pmu-version", "0" }, "seed=0x63", 0 },
-	{ { "--append", "seed=77", "--cpus", "2", "--full-width-writes", "off" }, "seed=0x4d", 300 },
+	{ "hostile_pmu", "hostile", { NULL }, "seed=0x9e3779b97f4a7c15", 300 },
+	{ "hostile_pmu", "hostile", { "--append", "seed=12345" }, "seed=0x3039", 300 },
+	{ "hostile_pmu", "hostile", { "--append", "seed=0xdeadbeef", "--pmu-version", "1" },
+	  "seed=0xdeadbeef", 300 },
+	{ "hostile_pmu", "hostile", { "--append", "seed=3", "--pmu-version", "4",
+	  "--gp-counters", "2", "--fixed-counters", "1", "--gp-width", "32" }, "seed=0x3", 300 },
+	{ "hostile_pmu", "hostile", { "--append", "seed=99", "--pmu-version", "0" }, "seed=0x63", 0 },
+	{ "hostile_pmu", "hostile", { "--append", "seed=77", "--cpus", "2",
+	  "--full-width-writes", "off" }, "seed=0x4d", 300 },
+	{ "hostile_io", "hostile_io", { NULL }, "seed=0x9e3779b97f4a7c15", 0 },
+	{ "hostile_io", "hostile_io", { "--append", "seed=4242", "--mem", "4G" }, "seed=0x1092", 0 },
 };
 
 /* Every stderr line is a "pmuvm: " diagnostic or the indented register dump. */
@@ -73,14 +81,15 @@ START_TEST(test_hostile_guest)
 {
 	const struct hostile_case *c = &cases[_i];
 	const char *argv[24];
-	char report[512], img[512];
+	char report[512], img[512], done[64];
 	json_object *root, *vcpu0, *pmu;
 	struct pmuvm_result r;
 	unsigned int n = 0, i, pmis, nmi_pmis;
 
 	REQUIRE_KVM();
 	snprintf(report, sizeof(report), "%s", tmp_path("hostile.json"));
-	snprintf(img, sizeof(img), "%s", guest_path("hostile_pmu"));
+	snprintf(img, sizeof(img), "%s", guest_path(c->guest));
+	snprintf(done, sizeof(done), "%s: triple fault now\n", c->prefix);
 	argv[n++] = "--timeout";
 	argv[n++] = "60";
 	argv[n++] = "--report";
@@ -94,7 +103,7 @@ START_TEST(test_hostile_guest)
 	ck_assert_msg(r.status == PMUVM_EXIT_TRIPLE_FAULT, "status %d\nstdout:\n%s\nstderr:\n%s",
 		      r.status, r.out, r.err);
 	ck_assert_msg(strstr(r.out, c->seed_line), "no '%s' in:\n%s", c->seed_line, r.out);
-	ck_assert_msg(strstr(r.out, "hostile: triple fault now\n") && !strstr(r.out, "FAIL"),
+	ck_assert_msg(strstr(r.out, done) && !strstr(r.out, "FAIL"),
 		      "guest did not get through every phase:\n%s", r.out);
 	expect_clean_stderr(r.err);
 	pmis = guest_count(r.out, "pmis");
