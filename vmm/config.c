@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "log.h"
+#include "pmu/event_filter.h"
 
 #define PMUVM_VERSION "0.1.0"
 
@@ -38,6 +39,7 @@ static const char usage_text[] =
 "                         or from retired instructions x --cpi (model: stepped,\n"
 "                         deterministic)\n"
 "  --cpi X                cycles per instruction for --cycles model (default 1.0)\n"
+"  --event-filter FILE    allow/deny list of events, as KVM_SET_PMU_EVENT_FILTER\n"
 "\n"
 "  -h, --help             this text;  --version  print the version\n"
 "\n"
@@ -49,6 +51,7 @@ enum {
 	OPT_MEM = 256, OPT_CPUS, OPT_APPEND, OPT_MODULE, OPT_SERIAL, OPT_TIMEOUT,
 	OPT_REPORT, OPT_PROFILE, OPT_PMU_VERSION, OPT_GP_COUNTERS, OPT_GP_WIDTH,
 	OPT_FIXED_COUNTERS, OPT_FULL_WIDTH, OPT_CPU_MHZ, OPT_CYCLES, OPT_CPI, OPT_VERSION,
+	OPT_EVENT_FILTER,
 };
 
 static const struct option long_opts[] = {
@@ -68,6 +71,7 @@ static const struct option long_opts[] = {
 	{ "cpu-mhz",		required_argument, NULL, OPT_CPU_MHZ },
 	{ "cycles",		required_argument, NULL, OPT_CYCLES },
 	{ "cpi",		required_argument, NULL, OPT_CPI },
+	{ "event-filter",	required_argument, NULL, OPT_EVENT_FILTER },
 	{ "verbose",		no_argument,       NULL, 'v' },
 	{ "help",		no_argument,       NULL, 'h' },
 	{ "version",		no_argument,       NULL, OPT_VERSION },
@@ -229,6 +233,9 @@ static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, bool *f
 		return -EINVAL;
 	case OPT_CPI:
 		return parse_double("--cpi", arg, 0.001, 1000, &cfg->cpi);
+	case OPT_EVENT_FILTER:
+		cfg->event_filter_path = arg;
+		return 0;
 	case 'v':
 		log_verbosity++;
 		return 0;
@@ -295,5 +302,7 @@ int config_parse(struct pmuvm_config *cfg, int argc, char **argv)
 		pr_err("invalid PMU configuration");
 		return -EINVAL;
 	}
+	if (cfg->event_filter_path && event_filter_load(cfg->event_filter_path, &cfg->event_filter))
+		return -EINVAL;
 	return 0;
 }

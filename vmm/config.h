@@ -30,7 +30,8 @@ struct pmuvm_config {
 	uint64_t cpu_khz;		/* 0: the vCPU's TSC frequency */
 	enum cycles_mode cycles;
 	double cpi;
-	const char *event_filter_path;
+	const char *event_filter_path;	/* NULL: no filter */
+	struct vpmu_filter event_filter;	/* loaded from it by config_parse() */
 };
 
 /*

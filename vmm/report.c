@@ -34,6 +34,43 @@ static double ts_diff(const struct timespec *a, const struct timespec *b)
 	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
+static json_object *hex_obj(uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
+	return json_object_new_string(buf);
+}
+
+/* --event-filter as loaded: null without one. */
+static json_object *report_event_filter(const struct pmuvm_config *cfg)
+{
+	const struct vpmu_filter *f = &cfg->event_filter;
+	json_object *o, *ev;
+	unsigned int i;
+
+	if (!cfg->event_filter_path)
+		return NULL;
+	o = json_object_new_object();
+	ev = json_object_new_array();
+	json_object_object_add(o, "path", json_object_new_string(cfg->event_filter_path));
+	json_object_object_add(o, "action", json_object_new_string(
+				       f->action == VPMU_FILTER_ALLOW ? "allow" : "deny"));
+	json_object_object_add(o, "fixed_counter_bitmap", hex_obj(f->fixed_counter_bitmap));
+	for (i = 0; i < f->nr_events; i++) {
+		const struct vpmu_filter_entry *e = &f->events[i];
+		json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "event", hex_obj(e->event));
+		json_object_object_add(j, "umask_mask", hex_obj(e->umask_mask));
+		json_object_object_add(j, "umask_match", hex_obj(e->umask_match));
+		json_object_object_add(j, "exclude", json_object_new_boolean(e->exclude));
+		json_object_array_add(ev, j);
+	}
+	json_object_object_add(o, "events", ev);
+	return o;
+}
+
 static json_object *report_config(const struct pmuvm_config *cfg, const struct vm *vm)
 {
 	json_object *c = json_object_new_object(), *p = json_object_new_object();
@@ -58,6 +95,7 @@ static json_object *report_config(const struct pmuvm_config *cfg, const struct v
 		json_object_object_add(p, "cpi", json_object_new_double(cfg->cpi));
 	json_object_object_add(p, "user_mode_steppable", json_object_new_boolean(vm->user_step_ok));
 	json_object_object_add(c, "pmu", p);
+	json_object_object_add(c, "event_filter", report_event_filter(cfg));
 	return c;
 }
 

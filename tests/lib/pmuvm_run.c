@@ -132,6 +132,12 @@ int cmd_run(struct pmuvm_result *r, const char *const *env, double limit_s,
 			_exit(127);
 		dup2(fo, 1);
 		dup2(fe, 2);
+		/*
+		 * Sanitizers exit with 1 by default, which is a guest's "pass"
+		 * status: give their reports one pmuvm never uses (SANITIZE=1).
+		 */
+		setenv("ASAN_OPTIONS", "exitcode=66", 0);
+		setenv("UBSAN_OPTIONS", "exitcode=66:print_stacktrace=1", 0);
 		for (; env && *env; env++)
 			putenv((char *)*env);
 		execvp(argv[0], (char *const *)argv);

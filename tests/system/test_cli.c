@@ -116,6 +116,43 @@ START_TEST(test_usage_errors)
 }
 END_TEST
 
+/* --event-filter FILE contents that must be refused before anything boots. */
+static const struct usage_case filter_cases[] = {
+	{ { "event 0x3c 0\n" }, "ef.txt: no 'action allow' or 'action deny' line" },
+	{ { "action allow\nevent 0x3c\n" }, "ef.txt:2: expected 'event SEL UMASK'" },
+	{ { "action deny\nevent 0x13c 0\n" },
+	  "ef.txt:2: event select must be a number from 0 to 0xff, not '0x13c'" },
+	{ { "action deny\nfixed_counter_bitmap two\n" }, "ef.txt:2: fixed_counter_bitmap must be" },
+	{ { "# x\naction sometimes\n" }, "ef.txt:2: expected 'action allow' or 'action deny'" },
+	{ { "action deny\nmasked 0xd0 0x0f 0xf0\n" }, "ef.txt:2: MATCH has bits outside MASK" },
+	{ { "action deny\ncount 0x3c\n" }, "ef.txt:2: unknown directive 'count'" },
+};
+
+START_TEST(test_event_filter_errors)
+{
+	const struct usage_case *c = &filter_cases[_i];
+	char path[512];
+	struct pmuvm_result r;
+
+	snprintf(path, sizeof(path), "%s", tmp_path("ef.txt"));
+	ck_assert(write_file(path, c->args[0], strlen(c->args[0])));
+	pmuvm_run(&r, "--event-filter", path, "x.elf");
+	expect_error(&r, PMUVM_EXIT_USAGE, c->needle);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_event_filter_missing)
+{
+	struct pmuvm_result r;
+
+	pmuvm_run(&r, "--event-filter", "/nonexistent/f.txt", "x.elf");
+	expect_error(&r, PMUVM_EXIT_USAGE,
+		     "--event-filter: cannot read '/nonexistent/f.txt': No such file or directory");
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_help_and_version)
 {
 	struct pmuvm_result r;
@@ -434,6 +471,9 @@ static Suite *cli_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_usage_errors, 0, sizeof(usage_cases) / sizeof(usage_cases[0]));
+	tcase_add_loop_test(tc, test_event_filter_errors, 0,
+			    sizeof(filter_cases) / sizeof(filter_cases[0]));
+	tcase_add_test(tc, test_event_filter_missing);
 	tcase_add_test(tc, test_help_and_version);
 	tcase_add_test(tc, test_image_missing);
 	tcase_add_test(tc, test_image_not_elf);

@@ -57,6 +57,8 @@ int pmu_vcpu_init(struct vcpu *vcpu)
 	for (size_t i = 0; i < NR_SOURCES; i++)
 		if (pmu_sources[i]->events(vm->cfg))
 			vcpu->sources |= 1u << i;
+	if (vm->cfg->event_filter_path)
+		vpmu_set_filter(&vcpu->pmu, &vm->cfg->event_filter);
 
 	khz = ioctl(vcpu->fd, KVM_GET_TSC_KHZ, 0);
 	if (khz <= 0) {

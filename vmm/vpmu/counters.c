@@ -56,6 +56,9 @@ static enum advance gp_advance(const struct vpmu *pmu, unsigned int i,
 		return ADV_NONE;
 	if (vpmu_decode_event(ctl) != ev || !cmask_cond(ctl))
 		return ADV_NONE;
+	/* A denied event counts nothing; the guest still programs and reads it. */
+	if (!vpmu_filter_gp_allowed(pmu->filter, ctl))
+		return ADV_NONE;
 	if (ctl & EVTSEL_EDGE)
 		return pmc->edge_prev ? ADV_NONE : ADV_ONCE;
 	return ADV_EACH;
@@ -70,7 +73,9 @@ static enum advance fixed_advance(const struct vpmu *pmu, unsigned int i,
 		return ADV_NONE;
 	if (!cpl_allowed(ctrl & FIXED_CTRL_OS(i), ctrl & FIXED_CTRL_USR(i), cpl))
 		return ADV_NONE;
-	return vpmu_fixed_event(i) == ev ? ADV_EACH : ADV_NONE;
+	if (vpmu_fixed_event(i) != ev || !vpmu_filter_fixed_allowed(pmu->filter, i))
+		return ADV_NONE;
+	return ADV_EACH;
 }
 
 /* Occurrences until this counter wraps, UINT64_MAX if it never will. */

@@ -19,6 +19,7 @@
 
 #include "pmu/events.h"
 #include "pmu/msr.h"
+#include "vpmu/filter.h"
 
 #define VPMU_MAX_GP	8
 #define VPMU_MAX_FIXED	4
@@ -82,6 +83,9 @@ struct vpmu {
 	bool pmi_pending;
 	uint64_t overflows;		/* global-index bits overflowed since last take */
 
+	/* The operator's event filter (filter.h); NULL allows everything. */
+	const struct vpmu_filter *filter;
+
 	/* Statistics for the report. */
 	uint64_t nr_pmis_requested;
 	uint64_t nr_overflows;
@@ -104,6 +108,12 @@ void vpmu_config_default(struct vpmu_config *cfg, unsigned int version);
 
 /* RESET state (spec section 2 reset column). cfg must be validated. */
 void vpmu_init(struct vpmu *pmu, const struct vpmu_config *cfg);
+
+/*
+ * Attaches an event filter (NULL: none) after vpmu_init(), which clears it.
+ * The filter must outlive the model; it is only read.
+ */
+void vpmu_set_filter(struct vpmu *pmu, const struct vpmu_filter *filter);
 
 /* Guest RDMSR/WRMSR of a PMU MSR: VPMU_OK or VPMU_GP. */
 int vpmu_rdmsr(struct vpmu *pmu, uint32_t msr, uint64_t *data);
