@@ -23,7 +23,7 @@ struct exact_state {
 	uint64_t rip;
 	uint16_t cs;
 	unsigned int cpl;
-	uint64_t iret_rip;		/* INSN_IRET: where it returns to (0: unknown) */
+	uint64_t iret_frame[2];		/* INSN_IRET: the RIP and CS it returns to (0: unknown) */
 	struct icache *icache;
 	uint8_t *idt_copy;		/* scratch for exact_catch_up_event() */
 	uint64_t cycle_rem;		/* --cycles=model: cycles x 1000 not yet counted */

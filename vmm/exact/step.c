@@ -94,10 +94,10 @@ static void exact_decode_next(struct vcpu *vcpu, const struct kvm_regs *r,
 		return;
 	}
 	x->pending = true;
-	x->iret_rip = 0;
+	x->iret_frame[0] = 0;
 	if ((x->insn.flags & INSN_IRET) && mode == INSN_MODE_64 &&
-	    guest_linear_read(&vcpu->vm->mem, &ps, r->rsp, &x->iret_rip, sizeof(x->iret_rip)))
-		x->iret_rip = 0;
+	    guest_linear_read(&vcpu->vm->mem, &ps, r->rsp, x->iret_frame, sizeof(x->iret_frame)))
+		x->iret_frame[0] = 0;
 }
 
 static int exact_set_stepping(struct vcpu *vcpu, bool on)
@@ -183,6 +183,19 @@ static bool counts_user(const struct vpmu *pmu)
 	       vpmu_events_to_overflow(pmu, PMU_EV_BRANCHES, 3) != UINT64_MAX;
 }
 
+/*
+ * User-mode code is about to run unstepped (issue #4 item 6): what it
+ * retires is not counted, never estimated, and that is said once.
+ */
+static void exact_user_uncounted(struct vcpu *vcpu)
+{
+	if (!counts_user(&vcpu->pmu))
+		return;
+	vcpu->exact.user_runs_uncounted++;
+	if (!__atomic_exchange_n(&vcpu->vm->user_uncounted_warned, true, __ATOMIC_RELAXED))
+		pr_warn("this host cannot single-step user mode (CPL3): user-mode instructions and branches are not counted (see the report's exact.user_runs_uncounted)");
+}
+
 static void exact_before_run(struct vcpu *vcpu)
 {
 	struct exact_state *x = &vcpu->exact;
@@ -207,11 +220,7 @@ static void exact_before_run(struct vcpu *vcpu)
 		return;
 	if (sregs_cpl(s) == 3 && !vcpu->vm->user_step_ok) {
 		x->pending = false;
-		if (counts_user(&vcpu->pmu)) {
-			x->user_runs_uncounted++;
-			if (!__atomic_exchange_n(&vcpu->vm->user_uncounted_warned, true, __ATOMIC_RELAXED))
-				pr_warn("this host cannot single-step user mode (CPL3): user-mode instructions and branches are not counted (see the report's exact.user_runs_uncounted)");
-		}
+		exact_user_uncounted(vcpu);
 		return;
 	}
 	exact_decode_next(vcpu, r, s);
@@ -387,8 +396,12 @@ static void exact_after_run(struct vcpu *vcpu, unsigned int cpl)
 	if (!x->counted)
 		exact_retire(vcpu, how);
 	x->pending = false;
-	if (x->iret_rip && r->rip != x->iret_rip && x->cpl == sregs_cpl(s))
-		exact_catch_up(vcpu, s, x->iret_rip, r->rip);
+	if (!x->iret_frame[0])
+		return;
+	if ((x->iret_frame[1] & 3) == 3 && !vcpu->vm->user_step_ok)
+		exact_user_uncounted(vcpu);	/* it runs free until it comes back */
+	else if (r->rip != x->iret_frame[0] && x->cpl == sregs_cpl(s))
+		exact_catch_up(vcpu, s, x->iret_frame[0], r->rip);
 }
 
 int exact_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t data)
