@@ -41,11 +41,16 @@ struct ntpmu_platform_ops {
 	unsigned long (*lock)(void *ctx);
 	void (*unlock)(void *ctx, unsigned long flags);
 
-	/* Threads are opaque pointers; each has one slot for ntpmu. */
+	/*
+	 * Threads are opaque pointers, each with one pointer-sized slot for
+	 * ntpmu.  current_thread and thread_slot_get must work at CPL3 too
+	 * (the user-mode reader calls them).
+	 */
 	void *(*current_thread)(void *ctx);
-	/* The thread a HANDLE names, NULL if it names none (NtCurrentThread() too). */
+	/* The thread a HANDLE names (NtCurrentThread() too), NULL if none. */
 	void *(*thread_from_handle)(void *ctx, void *handle);
-	void **(*thread_slot)(void *ctx, void *thread);
+	void *(*thread_slot_get)(void *ctx, void *thread);
+	void (*thread_slot_set)(void *ctx, void *thread, void *val);
 	/* The "application" (process) a thread belongs to; only one profiles at a time. */
 	void *(*thread_app)(void *ctx, void *thread);
 	/* KWAIT_REASON of a thread being switched out, -1 if none (still runnable). */

@@ -22,16 +22,21 @@
  */
 #include "ntpmu_internal.h"
 
-static void **slot_of(void *thread)
+static struct ntpmu_thread *profile_of(void *thread)
 {
-	return ntpmu.ops->thread_slot(ntpmu.ctx, thread);
+	return ntpmu.ops->thread_slot_get(ntpmu.ctx, thread);
+}
+
+static void set_profile(void *thread, struct ntpmu_thread *t)
+{
+	ntpmu.ops->thread_slot_set(ntpmu.ctx, thread, t);
 }
 
 struct ntpmu_thread *ntpmu_current_profile(void)
 {
 	void *thread = ntpmu.ops->current_thread(ntpmu.ctx);
 
-	return thread ? *slot_of(thread) : NULL;
+	return thread ? profile_of(thread) : NULL;
 }
 
 static uint64_t read_pmc(ULONG index)
@@ -98,8 +103,8 @@ static void switch_out(struct ntpmu_thread *t)
 
 void ntpmu_context_switch(void *prev, void *next)
 {
-	struct ntpmu_thread *p = prev ? *slot_of(prev) : NULL;
-	struct ntpmu_thread *n = next ? *slot_of(next) : NULL;
+	struct ntpmu_thread *p = prev ? profile_of(prev) : NULL;
+	struct ntpmu_thread *n = next ? profile_of(next) : NULL;
 
 	if (p)
 		switch_out(p);
@@ -139,9 +144,8 @@ static void fill_block(struct ntpmu_thread *t, ULONG flags, ULONG64 counters)
 static NTSTATUS install(struct ntpmu_thread *t, void *thread, ULONG flags, ULONG64 counters)
 {
 	void *app = ntpmu.ops->thread_app(ntpmu.ctx, thread);
-	void **slot = slot_of(thread);
 
-	if (*slot)
+	if (profile_of(thread))
 		return STATUS_WMI_ALREADY_ENABLED;
 	if (ntpmu.nr_profiled && ntpmu.profile_app != app)
 		return STATUS_WMI_ALREADY_ENABLED;
@@ -151,7 +155,7 @@ static NTSTATUS install(struct ntpmu_thread *t, void *thread, ULONG flags, ULONG
 	ntpmu.profiled = t;
 	ntpmu.nr_profiled++;
 	ntpmu.profile_app = app;
-	*slot = t;
+	set_profile(thread, t);
 	start_readings(t);
 	set_user_rdpmc(t->active != 0);
 	return STATUS_SUCCESS;
@@ -203,7 +207,7 @@ static void uninstall(struct ntpmu_thread *t)
 			break;
 		}
 	}
-	*slot_of(t->thread) = NULL;
+	set_profile(t->thread, NULL);
 	if (--ntpmu.nr_profiled == 0)
 		ntpmu.profile_app = NULL;
 }
@@ -215,7 +219,7 @@ NTSTATUS NTAPI RtlDisableThreadProfiling(PVOID PerformanceDataHandle)
 	unsigned long irq;
 
 	irq = ntpmu_lock();
-	t = thread ? *slot_of(thread) : NULL;
+	t = thread ? profile_of(thread) : NULL;
 	if (!t || PerformanceDataHandle != &t->blk) {
 		ntpmu_unlock(irq);
 		return STATUS_INVALID_HANDLE;
@@ -236,7 +240,7 @@ NTSTATUS NTAPI RtlQueryThreadProfiling(HANDLE ThreadHandle, PBOOLEAN Enabled)
 	thread = ntpmu.ops->thread_from_handle(ntpmu.ctx, ThreadHandle);
 	if (!thread)
 		return STATUS_INVALID_HANDLE;
-	*Enabled = *slot_of(thread) ? TRUE : FALSE;
+	*Enabled = profile_of(thread) ? TRUE : FALSE;
 	return STATUS_SUCCESS;
 }
 
@@ -249,7 +253,7 @@ void ntpmu_thread_exit(void *thread)
 	if (!ntpmu.ops)
 		return;
 	irq = ntpmu_lock();
-	t = *slot_of(thread);
+	t = profile_of(thread);
 	if (t)
 		uninstall(t);
 	ntpmu_unlock(irq);

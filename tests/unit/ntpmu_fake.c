@@ -128,9 +128,14 @@ static void *fake_thread_from_handle(void *ctx, void *handle)
 	return NULL;
 }
 
-static void **fake_thread_slot(void *ctx, void *thread)
+static void *fake_thread_slot_get(void *ctx, void *thread)
 {
-	return &((struct fake_thread *)thread)->slot;
+	return ((struct fake_thread *)thread)->slot;
+}
+
+static void fake_thread_slot_set(void *ctx, void *thread, void *val)
+{
+	((struct fake_thread *)thread)->slot = val;
 }
 
 static void *fake_thread_app(void *ctx, void *thread)
@@ -166,7 +171,8 @@ const struct ntpmu_platform_ops fake_ops = {
 	.unlock = fake_unlock,
 	.current_thread = fake_current_thread,
 	.thread_from_handle = fake_thread_from_handle,
-	.thread_slot = fake_thread_slot,
+	.thread_slot_get = fake_thread_slot_get,
+	.thread_slot_set = fake_thread_slot_set,
 	.thread_app = fake_thread_app,
 	.thread_wait_reason = fake_thread_wait_reason,
 	.set_user_rdpmc = fake_set_user_rdpmc,
