@@ -68,6 +68,8 @@ START_TEST(test_hal_params)
 
 	fake_init(&f, 5, 2);
 	ck_assert_int_eq(HalAllocateHardwareCounters(NULL, 0, NULL, NULL), STATUS_INVALID_PARAMETER);
+	ck_assert_int_eq(HalAllocateHardwareCounters(NULL, 1, as_list(&l), NULL),
+			 STATUS_INVALID_PARAMETER);
 	ck_assert_int_eq(alloc(NULL, 1, &l, &h), STATUS_INVALID_PARAMETER);
 	ck_assert_ptr_null(h);
 	ck_assert_int_eq(alloc(&ga, 0, &l, &h), STATUS_INVALID_PARAMETER);

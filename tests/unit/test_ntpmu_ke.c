@@ -119,6 +119,9 @@ START_TEST(test_ke_replace_through_empty)
 	ck_assert_int_eq(KeSetHardwareCounterConfiguration(c, 1), STATUS_SUCCESS);
 	/* A non-empty configuration is installed: its counters are enabled. */
 	ck_assert_int_eq(KeSetHardwareCounterConfiguration(&c[1], 1), STATUS_WMI_ALREADY_ENABLED);
+	/* The Count check comes before the in-use check. */
+	ck_assert_int_eq(KeSetHardwareCounterConfiguration(&c[1], MAX_HW_COUNTERS + 1),
+			 STATUS_INVALID_PARAMETER);
 	ck_assert_int_eq(KeQueryHardwareCounterConfiguration(out, 2, &n), STATUS_SUCCESS);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_uint_eq(out[0].Index, 0);
