@@ -80,13 +80,15 @@ GUEST_ELFS := $(patsubst tests/guests/%.c,$(O)/guests/%.elf,$(GUEST_TESTS)) $(O)
 DEMO_SRCS := $(sort $(wildcard guest-shim/demo/*.c))
 
 TEST_LIB_SRCS := $(sort $(wildcard tests/lib/*.c))
+# The ntpmu core is also built hosted, for its unit tests on a fake platform.
+NTPMU_CORE_SRCS := $(sort $(wildcard guest-shim/ntpmu/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 SYSTEM_SRCS := $(sort $(wildcard tests/system/*.c))
 UNIT_BIN := $(O)/tests/unit-tests
 SYSTEM_BIN := $(O)/tests/system-tests
 
 ALL_HOST_OBJS := $(VMM_OBJS) $(O)/$(VMM_MAIN:.c=.o) $(UNIT_SRCS:%.c=$(O)/%.o) \
-	$(SYSTEM_SRCS:%.c=$(O)/%.o) $(TEST_LIB_SRCS:%.c=$(O)/%.o)
+	$(SYSTEM_SRCS:%.c=$(O)/%.o) $(TEST_LIB_SRCS:%.c=$(O)/%.o) $(NTPMU_CORE_SRCS:%.c=$(O)/%.o)
 DEPS := $(ALL_HOST_OBJS:.o=.d) $(GUEST_LIB_OBJS:.o=.d) \
 	$(GUEST_TESTS:%.c=$(O)/guest/%.d) $(DEMO_SRCS:%.c=$(O)/guest/%.d)
 
@@ -110,7 +112,8 @@ $(PMUVM): $(O)/vmm/main.o $(LIBPMUVM)
 	$(E) LD $@
 	$(Q)$(CC) $(HOST_LDFLAGS) -o $@ $^ $(HOST_LDLIBS)
 
-$(UNIT_BIN): $(UNIT_SRCS:%.c=$(O)/%.o) $(TEST_LIB_SRCS:%.c=$(O)/%.o) $(LIBPMUVM)
+$(UNIT_BIN): $(UNIT_SRCS:%.c=$(O)/%.o) $(TEST_LIB_SRCS:%.c=$(O)/%.o) \
+	    $(NTPMU_CORE_SRCS:%.c=$(O)/%.o) $(LIBPMUVM)
 	$(E) LD $@
 	$(Q)$(CC) $(HOST_LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(HOST_LDLIBS)
 

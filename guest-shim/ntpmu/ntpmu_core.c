@@ -1,0 +1,89 @@
+/*
+ * ntpmu state, platform binding and PMU discovery.
+ *
+ * "No architectural PMU" is CPUID.0AH:EAX version 0 (or no leaf 0xA, or no
+ * GP counter): what plain QEMU/KVM shows on the kvm_pvm hosts.  The kernel
+ * configuration calls then answer STATUS_NOT_IMPLEMENTED (spec 1.2) and the
+ * HAL has no profile interface to allocate from (spec 2.4).
+ */
+#include "ntpmu_internal.h"
+#include "pmu/cpuid.h"
+
+struct ntpmu_state ntpmu;
+
+static uint64_t width_mask(unsigned int bits)
+{
+	return bits >= 64 ? ~0ULL : (1ULL << bits) - 1;
+}
+
+void ntpmu_init(const struct ntpmu_platform_ops *ops, void *ctx)
+{
+	uint32_t r[4];
+	unsigned int i;
+
+	__builtin_memset(&ntpmu, 0, sizeof(ntpmu));
+	ntpmu.ops = ops;
+	ntpmu.ctx = ctx;
+	ntpmu.full_handle = NTPMU_FULL_HANDLE_FIRST - 1;
+
+	ntpmu.nr_cpus = ops->nr_cpus(ctx);
+	if (ntpmu.nr_cpus > NTPMU_MAX_CPUS)
+		ntpmu.nr_cpus = NTPMU_MAX_CPUS;
+	ntpmu.all_cpus = width_mask(ntpmu.nr_cpus);
+
+	ops->cpuid(ctx, 0, 0, r);
+	if (r[0] < CPUID_LEAF_PMU)
+		return;
+	ops->cpuid(ctx, CPUID_LEAF_PMU, 0, r);
+	if (CPUID_0A_EAX_VERSION(r[0]) == 0 || CPUID_0A_EAX_NR_GP(r[0]) == 0)
+		return;
+	ntpmu.version = CPUID_0A_EAX_VERSION(r[0]);
+	ntpmu.nr_gp = CPUID_0A_EAX_NR_GP(r[0]);
+	if (ntpmu.nr_gp > 32)
+		ntpmu.nr_gp = 32;
+	ntpmu.gp_width = CPUID_0A_EAX_GP_WIDTH(r[0]);
+	ntpmu.gp_mask = width_mask(ntpmu.gp_width);
+	/* Fixed counters are enumerated from version 2 (SDM 18.2.2). */
+	if (ntpmu.version >= 2) {
+		ntpmu.nr_fixed = CPUID_0A_EDX_NR_FIXED(r[3]);
+		if (ntpmu.nr_fixed > 16)
+			ntpmu.nr_fixed = 16;
+		ntpmu.fixed_width = CPUID_0A_EDX_FIXED_WIDTH(r[3]);
+		ntpmu.fixed_mask = width_mask(ntpmu.fixed_width);
+	}
+	for (i = 0; i < ntpmu.nr_gp; i++)
+		ntpmu.present |= 1ULL << i;
+	for (i = 0; i < ntpmu.nr_fixed; i++)
+		ntpmu.present |= 1ULL << (NTPMU_FIXED_BIT + i);
+}
+
+void ntpmu_exit(void)
+{
+	if (!ntpmu.ops)
+		return;
+	ntpmu_thread_reset();
+	ntpmu_hal_reset();
+	__builtin_memset(&ntpmu, 0, sizeof(ntpmu));
+}
+
+void ntpmu_pmu_info(struct ntpmu_pmu_info *info)
+{
+	info->version = ntpmu.version;
+	info->nr_gp = ntpmu.nr_gp;
+	info->nr_fixed = ntpmu.nr_fixed;
+	info->gp_width = ntpmu.gp_width;
+	info->fixed_width = ntpmu.fixed_width;
+}
+
+int ntpmu_counter_bit(ULONG index)
+{
+	int bit;
+
+	if (index & NTPMU_RDPMC_FIXED)
+		bit = NTPMU_FIXED_BIT + (int)(index & ~NTPMU_RDPMC_FIXED);
+	else
+		bit = (int)index;
+	if (index & ~(NTPMU_RDPMC_FIXED | 0x1f))
+		return -1;
+	return (ntpmu.present >> bit) & 1 ? bit : -1;
+}

@@ -1,0 +1,92 @@
+/* ntpmu core state shared by its files. */
+#ifndef NTPMU_INTERNAL_H
+#define NTPMU_INTERNAL_H
+
+#include "nt/ntddk.h"
+#include "nt/ntrtl.h"
+#include "ntpmu_platform.h"
+
+#define NTPMU_FIXED_BIT		32	/* global-status bit of fixed counter 0 */
+#define NTPMU_RDPMC_FIXED	0x40000000u
+
+/* Full-PMU handles: ++counter in [0x80000000, 0xBFFFFFFF] (spec 2.4). */
+#define NTPMU_FULL_HANDLE_FIRST	0x80000000u
+#define NTPMU_FULL_HANDLE_END	0xC0000000u
+
+/* One HalAllocateHardwareCounters grant. */
+struct ntpmu_owner {
+	struct ntpmu_owner *next;
+	HANDLE handle;
+	uint64_t cpus;			/* processors of group 0 */
+	uint64_t counters;		/* global-status bits */
+	bool overflow;			/* owns the overflow interrupt */
+	PPHYSICAL_COUNTER_OVERFLOW_HANDLER handler;
+	ULONG tag;
+};
+
+struct ntpmu_cpu_state {
+	uint64_t owned;			/* counters granted to HAL owners */
+	bool ovf_taken;			/* the overflow interrupt is granted */
+	/* Copied from the overflow owner: the PMI reads them without the lock. */
+	PPHYSICAL_COUNTER_OVERFLOW_HANDLER ovf_handler;
+	HANDLE ovf_handle;
+	uint64_t ovf_counters;
+	bool user_rdpmc;
+};
+
+/* Per-thread profiling state; the block comes first: handle == &blk. */
+struct ntpmu_thread {
+	THREAD_PERFORMANCE_DATA blk;
+	struct ntpmu_thread *next;	/* every profiled thread, for ntpmu_exit() */
+	void *thread;
+	ULONG flags;
+	uint64_t active;		/* bits i of blk.HardwareCounters we read */
+	uint64_t width_mask[MAX_HW_COUNTERS];
+};
+
+struct ntpmu_state {
+	const struct ntpmu_platform_ops *ops;
+	void *ctx;
+
+	unsigned int version, nr_gp, nr_fixed, gp_width, fixed_width;
+	uint64_t gp_mask, fixed_mask;
+	uint64_t present;		/* global-status bits of existing counters */
+	unsigned int nr_cpus;
+	uint64_t all_cpus;
+
+	struct ntpmu_cpu_state cpu[NTPMU_MAX_CPUS];
+	struct ntpmu_owner *owners;
+	uint32_t full_handle;
+
+	/* KeSetHardwareCounterConfiguration (spec 1.2) */
+	ULONG config_count;
+	ULONG config_index[MAX_HW_COUNTERS];
+	uint64_t config_bits;		/* present counters it names */
+
+	struct ntpmu_thread *profiled;
+	unsigned int nr_profiled;
+	void *profile_app;		/* the one profiling application */
+};
+
+extern struct ntpmu_state ntpmu;
+
+static inline unsigned long ntpmu_lock(void)
+{
+	return ntpmu.ops->lock(ntpmu.ctx);
+}
+
+static inline void ntpmu_unlock(unsigned long flags)
+{
+	ntpmu.ops->unlock(ntpmu.ctx, flags);
+}
+
+/* Global-status bit of an RDPMC-style counter index; -1 if no such counter. */
+int ntpmu_counter_bit(ULONG index);
+/* Counters held by HAL owners on any processor. */
+uint64_t ntpmu_hal_owned_any(void);
+void ntpmu_hal_reset(void);
+void ntpmu_thread_reset(void);
+/* The profiling state of the current thread, NULL if none; CPL3-safe. */
+struct ntpmu_thread *ntpmu_current_profile(void);
+
+#endif

@@ -1,0 +1,79 @@
+/*
+ * The ntpmu guest (tests/guests/ntpmu_api.c): under pmuvm the calls work on
+ * the virtual PMU (HAL overflow handler from a real PMI, thread profiling);
+ * under plain QEMU/KVM on this host (no PMU) the configuration call answers
+ * STATUS_NOT_IMPLEMENTED and the guest says so cleanly.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "pmuvm_run.h"
+#include "suite.h"
+
+START_TEST(test_ntpmu_under_pmuvm)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--timeout", "60", guest_path("ntpmu_api"));
+	ck_assert_msg(r.status == 1, "status %d\n%s\n%s", r.status, r.out, r.err);
+	ck_assert_msg(strstr(r.out, "ntpmu: pmu version 5, 8 gp counters, 3 fixed counters\n"),
+		      "%s", r.out);
+	ck_assert_msg(strstr(r.out, "ntpmu: overflow handler calls=1 bits=0x4\n"), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "ok - ntpmu_api\n"), "%s", r.out);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_ntpmu_pmuvm_without_pmu)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--timeout", "60", "--pmu-version", "0", guest_path("ntpmu_api"));
+	ck_assert_msg(r.status == 1, "status %d\n%s\n%s", r.status, r.out, r.err);
+	ck_assert_msg(strstr(r.out, "STATUS_NOT_IMPLEMENTED (0xc0000002)\n"), "%s", r.out);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_ntpmu_under_qemu_kvm)
+{
+	struct pmuvm_result q;
+
+	REQUIRE_KVM();
+	if (!have_program("qemu-system-x86_64")) {
+		printf("SKIP: %s: qemu-system-x86_64 is not installed\n", __func__);
+		return;
+	}
+	cmd_run_args(&q, "qemu-system-x86_64", "-machine", "pc", "-accel", "kvm",
+		     "-cpu", "qemu64,+x2apic,pmu=on", "-m", "256", "-nographic", "-no-reboot",
+		     "-kernel", guest_path("ntpmu_api"),
+		     "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04");
+	ck_assert_msg(q.status == 1, "QEMU status %d\n%s\n%s", q.status, q.out, q.err);
+	if (!strstr(q.out, "ntpmu: pmu version 0,")) {
+		printf("SKIP: %s: QEMU/KVM on this host offers a PMU\n", __func__);
+		pmuvm_result_free(&q);
+		return;
+	}
+	ck_assert_msg(strstr(q.out, "ntpmu: no architectural PMU: KeSetHardwareCounterConfiguration"
+			     " -> STATUS_NOT_IMPLEMENTED (0xc0000002)\n"), "%s", q.out);
+	ck_assert_msg(strstr(q.out, "ok - ntpmu_api\n"), "%s", q.out);
+	pmuvm_result_free(&q);
+}
+END_TEST
+
+static Suite *ntpmu_system_suite(void)
+{
+	Suite *s = suite_create("ntpmu");
+	TCase *tc = tcase_create("guest");
+
+	tcase_set_timeout(tc, 180);
+	tcase_add_test(tc, test_ntpmu_under_pmuvm);
+	tcase_add_test(tc, test_ntpmu_pmuvm_without_pmu);
+	tcase_add_test(tc, test_ntpmu_under_qemu_kvm);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TEST_SUITE(ntpmu_system_suite)

@@ -1,0 +1,63 @@
+/*
+ * A fake ntpmu platform for the hosted unit tests: up to FAKE_MAX_CPUS
+ * processors, each with its own vPMU model (vmm/vpmu) as its PMU MSRs, a
+ * TSC the test advances, threads the test switches in and out, and an
+ * allocator that can be told to fail.
+ */
+#ifndef TESTS_NTPMU_FAKE_H
+#define TESTS_NTPMU_FAKE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "vpmu/vpmu.h"
+#include "../../guest-shim/ntpmu/ntpmu_platform.h"
+
+#define FAKE_MAX_CPUS		4
+#define FAKE_MAX_THREADS	8
+
+struct fake_thread {
+	void *slot;
+	void *app;
+	int wait_reason;	/* reported when it is switched out */
+};
+
+struct fake_platform {
+	unsigned int nr_cpus;
+	unsigned int cur;			/* the CPU code runs on */
+	struct vpmu pmu[FAKE_MAX_CPUS];
+	struct fake_thread *running[FAKE_MAX_CPUS];
+	bool pce[FAKE_MAX_CPUS];		/* CR4.PCE */
+	unsigned int pce_writes;
+	bool user_mode;				/* RDPMC from CPL3: needs PCE */
+	uint64_t tsc;
+
+	struct fake_thread *threads[FAKE_MAX_THREADS];
+	unsigned int nr_threads;
+
+	int alloc_fail_in;			/* > 0: the n-th next alloc fails */
+	int live_allocs;
+	int lock_depth;
+
+	/* Called from the next RDPMC (once), e.g. to preempt a reader. */
+	void (*rdpmc_hook)(struct fake_platform *f);
+};
+
+extern const struct ntpmu_platform_ops fake_ops;
+
+/* Fresh vPMUs of `version` (default config) on nr_cpus, then ntpmu_init(). */
+void fake_init(struct fake_platform *f, unsigned int version, unsigned int nr_cpus);
+/* ntpmu_exit(), then fail the test if an allocation leaked. */
+void fake_exit(struct fake_platform *f);
+
+void fake_thread_init(struct fake_platform *f, struct fake_thread *t, void *app);
+/* Context switch on `cpu` to `next` (NULL: idle); code then runs on `cpu`. */
+void fake_switch(struct fake_platform *f, unsigned int cpu, struct fake_thread *next);
+/* `n` occurrences of `ev` at CPL3 on the current CPU. */
+void fake_work(struct fake_platform *f, enum pmu_arch_event ev, uint64_t n);
+/* GP counter `idx` counts `event` (any CPL) on every CPU, globally enabled. */
+void fake_program_gp(struct fake_platform *f, unsigned int idx, uint64_t event);
+/* Fixed counter `idx` counts at any CPL on every CPU, globally enabled. */
+void fake_program_fixed(struct fake_platform *f, unsigned int idx);
+
+#endif
