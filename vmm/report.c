@@ -126,6 +126,8 @@ static json_object *report_vcpu_pmu(const struct vcpu *vcpu)
 	json_object_object_add(o, "pmis_nmi", u64_obj(vcpu->pmis_nmi));
 	json_object_object_add(o, "pmis_dropped_masked", u64_obj(vcpu->pmis_masked));
 	json_object_object_add(o, "guest_cpu_ns", u64_obj(vcpu->clock.guest_ns));
+	json_object_object_add(o, "rdpmc_emulated", u64_obj(vcpu->rdpmc.emulated));
+	json_object_object_add(o, "gp_passed_on", u64_obj(vcpu->rdpmc.passed_on));
 	return o;
 }
 

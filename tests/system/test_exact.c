@@ -1,7 +1,8 @@
 /*
  * Exact counting end to end (issue #4): retirement rules from inside a
- * guest, zero-skid PMIs, identical runs under --cycles model, and honesty
- * about user mode where the host cannot step CPL3.
+ * guest, zero-skid PMIs, identical runs under --cycles model, honesty
+ * about user mode where the host cannot step CPL3, and RDPMC in a guest
+ * that KVM alone would #GP.
  */
 #include <json-c/json.h>
 #include <stdio.h>
@@ -144,6 +145,31 @@ START_TEST(test_exact_user_mode_honesty)
 }
 END_TEST
 
+/*
+ * RDPMC completed by pmuvm where hardware would complete it (5 in the
+ * guest), every other #GP passed on to the guest's handler (3).
+ */
+START_TEST(test_exact_rdpmc_unmodified_guest)
+{
+	const char *rep = tmp_path("rdpmc.json");
+	struct pmuvm_result r;
+	json_object *root;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--report", rep, "--timeout", "60", guest_path("rdpmc_emul"));
+	expect_pass(&r, "rdpmc_emul");
+	expect_ok(&r, "rdpmc at cpl0");
+	expect_ok(&r, "rdpmc at cpl3 and CR4.PCE");
+	expect_ok(&r, "rdpmc retires once while counted");
+	root = json_object_from_file(rep);
+	ck_assert_ptr_nonnull(root);
+	ck_assert_uint_eq(json_object_get_uint64(report_get(root, "vcpus.0.pmu.rdpmc_emulated")), 5);
+	ck_assert_uint_eq(json_object_get_uint64(report_get(root, "vcpus.0.pmu.gp_passed_on")), 3);
+	json_object_put(root);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 /* A guest that counts no retirement event is never stepped. */
 START_TEST(test_exact_costs_nothing_unused)
 {
@@ -174,6 +200,7 @@ static Suite *exact_suite(void)
 	tcase_add_test(tc, test_exact_model_cycles_deterministic);
 	tcase_add_test(tc, test_exact_user_mode_honesty);
 	tcase_add_test(tc, test_exact_costs_nothing_unused);
+	tcase_add_test(tc, test_exact_rdpmc_unmodified_guest);
 	suite_add_tcase(s, tc);
 	return s;
 }

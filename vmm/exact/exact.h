@@ -40,6 +40,9 @@ int exact_probe_user_step(int kvm_fd, bool *can_step);
 /* The WRMSR that is being stepped (MSR exit): count it with the state before the write. */
 int exact_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t data);
 
+/* An instruction pmuvm completed itself (RDPMC at `rip`) retired at `cpl`. */
+void exact_emulated_retire(struct vcpu *vcpu, uint64_t rip, unsigned int cpl);
+
 /* KVM_EXIT_DEBUG from a single step: true if it was one (already counted). */
 bool exact_debug_exit(struct vcpu *vcpu);
 

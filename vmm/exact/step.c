@@ -432,6 +432,17 @@ int exact_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t data)
 	return 0;
 }
 
+void exact_emulated_retire(struct vcpu *vcpu, uint64_t rip, unsigned int cpl)
+{
+	struct exact_state *x = &vcpu->exact;
+
+	if (!x->stepping || !x->pending || x->rip != rip)
+		return;
+	x->cpl = cpl;
+	exact_retire(vcpu, RETIRE_YES);
+	x->pending = false;
+}
+
 bool exact_debug_exit(struct vcpu *vcpu)
 {
 	return vcpu->exact.stepping && is_step_exit(vcpu);

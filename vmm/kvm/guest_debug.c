@@ -12,15 +12,16 @@
 int guest_debug_apply(struct vcpu *vcpu)
 {
 	struct vcpu_debug *d = &vcpu->dbg;
+	bool step = d->step || d->step_once;
 	struct kvm_guest_debug g;
 
-	if (d->step == d->applied_step && d->bp == d->applied_bp &&
+	if (step == d->applied_step && d->bp == d->applied_bp &&
 	    (!d->bp || d->bp_addr == d->applied_addr))
 		return 0;
 	memset(&g, 0, sizeof(g));
-	if (d->step || d->bp)
+	if (step || d->bp)
 		g.control = KVM_GUESTDBG_ENABLE;
-	if (d->step)
+	if (step)
 		g.control |= KVM_GUESTDBG_SINGLESTEP;
 	if (d->bp) {
 		g.control |= KVM_GUESTDBG_USE_HW_BP;
@@ -29,7 +30,7 @@ int guest_debug_apply(struct vcpu *vcpu)
 	}
 	if (ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &g) < 0)
 		return -errno;
-	d->applied_step = d->step;
+	d->applied_step = step;
 	d->applied_bp = d->bp;
 	d->applied_addr = d->bp_addr;
 	return 0;

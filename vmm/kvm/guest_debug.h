@@ -12,7 +12,8 @@
 struct vcpu;
 
 struct vcpu_debug {
-	bool step;		/* wanted: KVM_GUESTDBG_SINGLESTEP */
+	bool step;		/* wanted by the exact source: KVM_GUESTDBG_SINGLESTEP */
+	bool step_once;		/* wanted for one KVM_RUN (RDPMC emulation) */
 	bool bp;		/* wanted: execution breakpoint DR0 = bp_addr */
 	uint64_t bp_addr;
 	bool applied_step, applied_bp;

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "exact/exact.h"
 #include "kvm/guest_debug.h"
+#include "pmu/rdpmc.h"
 #include "mem/guest_mem.h"
 #include "pmu/source.h"
 #include "vpmu/vpmu.h"
@@ -50,6 +51,7 @@ struct vcpu {
 	struct pmu_clock clock;
 	struct exact_state exact;
 	struct vcpu_debug dbg;
+	struct rdpmc_state rdpmc;
 	uint32_t sources;		/* bit i: pmu.c's source i is active */
 	int run_result;			/* the last KVM_RUN's return value */
 	bool sync_sregs;		/* kvm_run carries sregs after every exit */

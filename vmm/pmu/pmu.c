@@ -9,6 +9,7 @@
 #include "pmu/pmi.h"
 #include "pmu/pmu.h"
 #include "pmu/profile.h"
+#include "pmu/rdpmc.h"
 
 /* The active counting sources, in the order they are run. */
 static const struct pmu_source_ops *const pmu_sources[] = {
@@ -113,6 +114,7 @@ void pmu_before_run(struct vcpu *vcpu)
 
 	if (vpmu_take_pmi(&vcpu->pmu))
 		pmi_deliver(vcpu);
+	rdpmc_before_run(vcpu);
 	for_each_source(vcpu, i)
 		pmu_sources[i]->before_run(vcpu);
 }
@@ -155,7 +157,7 @@ int pmu_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t data)
 
 int pmu_debug_exit(struct vcpu *vcpu)
 {
-	if (exact_debug_exit(vcpu))
+	if (rdpmc_debug_exit(vcpu) || exact_debug_exit(vcpu))
 		return 0;
 	pr_err("vCPU %d: unexpected debug exit", vcpu->id);
 	vcpu_dump_regs(vcpu);

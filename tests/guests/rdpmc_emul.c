@@ -1,0 +1,91 @@
+/*
+ * rdpmc_emul: RDPMC in an unmodified guest (issue #4).  KVM without a vPMU
+ * would #GP every RDPMC; pmuvm completes the ones that hardware with this
+ * PMU would complete (spec 3.5; SDM vol. 2 RDPMC) and passes on the rest:
+ *   - CPL0: GP and fixed counters (ECX bit 30), the values written;
+ *   - an ECX naming no counter #GPs;
+ *   - CPL3 #GPs without CR4.PCE and reads the counter with it;
+ *   - with instructions being counted, an RDPMC retires exactly once.
+ */
+#include "pmu_common.h"
+
+
+struct user_read {
+	uint32_t ecx;
+	int vector;
+	uint64_t val;
+};
+
+static uint64_t user_rdpmc(uint64_t arg)
+{
+	struct user_read *u = (struct user_read *)arg;
+
+	u->vector = rdpmc_safe(u->ecx, &u->val);
+	return 0;
+}
+
+uint64_t seq_rdpmc(void);
+
+/* wrmsr(GLOBAL_CTRL, FIXED0); rdpmc(GP0); wrmsr(GLOBAL_CTRL, 0): 5 counted after the enable */
+asm(".text\n"
+    ".globl seq_rdpmc\nseq_rdpmc:\n"
+    "	movl $0x38f, %ecx\n"
+    "	xorl %eax, %eax\n"
+    "	movl $1, %edx\n"
+    "	wrmsr\n"
+    "	xorl %ecx, %ecx\n"		/* 1 */
+    "	rdpmc\n"			/* 2 */
+    "	movq %rax, %r8\n"		/* 3 */
+    "	movl $0x38f, %ecx\n"		/* 4 */
+    "	xorl %eax, %eax\n"		/* 5 */
+    "	xorl %edx, %edx\n"		/* 6 */
+    "	wrmsr\n"			/* 7 */
+    "	movq %r8, %rax\n"
+    "	ret\n");
+
+int main(void)
+{
+	struct pmu_cfg cfg = pmu_cfg_read();
+	struct user_read u;
+	uint64_t v, gp_val = 0x123456789aull & width_mask(cfg.gp_width);
+
+	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_gp >= 2 && cfg.nr_fixed >= 1);
+	wrmsr(MSR_IA32_PMC0, 0x1234);
+	if (cfg.fw_write)
+		wrmsr(MSR_IA32_A_PMC0 + 1, gp_val);
+	else
+		gp_val = 0;
+	wrmsr(MSR_IA32_FIXED_CTR0, 0x55);
+
+	GUEST_ASSERT_EQ(rdpmc_safe(0, &v), 0);
+	GUEST_ASSERT_EQ(v, 0x1234);
+	GUEST_ASSERT_EQ(rdpmc_safe(1, &v), 0);
+	GUEST_ASSERT_EQ(v, gp_val);
+	GUEST_ASSERT_EQ(rdpmc_safe(RDPMC_FIXED | 0, &v), 0);
+	GUEST_ASSERT_EQ(v, 0x55);
+	GUEST_ASSERT_EQ(rdpmc_safe(cfg.nr_gp, &v), VEC_GP);
+	GUEST_ASSERT_EQ(rdpmc_safe(RDPMC_FIXED | cfg.nr_fixed, &v), VEC_GP);
+	test_ok("rdpmc at cpl0");
+
+	write_cr4(read_cr4() & ~CR4_PCE);
+	u = (struct user_read){ .ecx = 0 };
+	rt_run_user(user_rdpmc, (uint64_t)&u);
+	GUEST_ASSERT_EQ(u.vector, VEC_GP);
+	write_cr4(read_cr4() | CR4_PCE);
+	u = (struct user_read){ .ecx = RDPMC_FIXED };
+	rt_run_user(user_rdpmc, (uint64_t)&u);
+	GUEST_ASSERT_EQ(u.vector, 0);
+	GUEST_ASSERT_EQ(u.val, 0x55);
+	write_cr4(read_cr4() & ~CR4_PCE);
+	test_ok("rdpmc at cpl3 and CR4.PCE");
+
+	wrmsr(MSR_IA32_FIXED_CTR0, 0);
+	wrmsr(MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_OS(0));
+	v = seq_rdpmc();
+	GUEST_ASSERT_EQ(v, 0x1234);
+	printf("rdpmc_emul: instructions around one RDPMC: %llu\n",
+	       (unsigned long long)rdmsr(MSR_IA32_FIXED_CTR0));
+	GUEST_ASSERT_EQ(rdmsr(MSR_IA32_FIXED_CTR0), 7);
+	test_ok("rdpmc retires once while counted");
+	return 0;
+}
