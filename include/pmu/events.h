@@ -16,6 +16,18 @@ enum pmu_arch_event {
 	PMU_EV_BRANCHES = 5,		/* 0xc4/0x00 */
 	PMU_EV_BRANCH_MISSES = 6,	/* 0xc5/0x00 */
 	PMU_EV_TOPDOWN_SLOTS = 7,	/* 0xa4/0x01, fixed counter 3 */
+	PMU_EV_ARCH_NR,
+	/*
+	 * Model-specific events the exact source counts from decoding:
+	 * BR_INST_RETIRED umasks with their Skylake-family encodings (SDM
+	 * vol. 3B, the Skylake event table).  Not in CPUID.0AH:EBX.
+	 */
+	PMU_EV_BR_COND = PMU_EV_ARCH_NR,	/* 0xc4/0x01 CONDITIONAL */
+	PMU_EV_BR_NEAR_CALL,		/* 0xc4/0x02 NEAR_CALL */
+	PMU_EV_BR_NEAR_RETURN,		/* 0xc4/0x08 NEAR_RETURN */
+	PMU_EV_BR_NOT_TAKEN,		/* 0xc4/0x10 NOT_TAKEN (conditional) */
+	PMU_EV_BR_NEAR_TAKEN,		/* 0xc4/0x20 NEAR_TAKEN */
+	PMU_EV_BR_FAR,			/* 0xc4/0x40 FAR_BRANCH */
 	PMU_EV_NR,
 	PMU_EV_NONE = -1,
 };
@@ -33,5 +45,11 @@ enum pmu_arch_event {
 #define PMU_EVENT_BRANCHES		PMU_RAW_EVENT(0xc4, 0x00)
 #define PMU_EVENT_BRANCH_MISSES		PMU_RAW_EVENT(0xc5, 0x00)
 #define PMU_EVENT_TOPDOWN_SLOTS		PMU_RAW_EVENT(0xa4, 0x01)
+#define PMU_EVENT_BR_COND		PMU_RAW_EVENT(0xc4, 0x01)
+#define PMU_EVENT_BR_NEAR_CALL		PMU_RAW_EVENT(0xc4, 0x02)
+#define PMU_EVENT_BR_NEAR_RETURN	PMU_RAW_EVENT(0xc4, 0x08)
+#define PMU_EVENT_BR_NOT_TAKEN		PMU_RAW_EVENT(0xc4, 0x10)
+#define PMU_EVENT_BR_NEAR_TAKEN		PMU_RAW_EVENT(0xc4, 0x20)
+#define PMU_EVENT_BR_FAR		PMU_RAW_EVENT(0xc4, 0x40)
 
 #endif

@@ -3,20 +3,26 @@
  * (issue #4 item 2).  Each sequence below, in asm so its instructions are
  * known, enables GLOBAL_CTRL with one WRMSR (which must not be counted) and
  * disables it with another (which must be), with fixed counter 0 and GP
- * counter 0 counting instructions and GP counter 1 counting branches at OS.
+ * counter 0 counting instructions, GP counter 1 all branches and GP
+ * counters 2-7 the BR_INST_RETIRED umasks (include/pmu/events.h), at OS.
  */
 #include "pmu_common.h"
 
-#define EN_LO	0x3u		/* GP0 | GP1 */
-#define EN_HI	0x1u		/* FIXED0 (bit 32) */
+enum { BR_ALL, BR_COND, BR_CALL, BR_RET, BR_NOT_TAKEN, BR_TAKEN, BR_FAR, NR_BR };
+
+/* GP counter 1 + i counts branch event i. */
+static const uint64_t br_event[NR_BR] = {
+	PMU_EVENT_BRANCHES, PMU_EVENT_BR_COND, PMU_EVENT_BR_NEAR_CALL, PMU_EVENT_BR_NEAR_RETURN,
+	PMU_EVENT_BR_NOT_TAKEN, PMU_EVENT_BR_NEAR_TAKEN, PMU_EVENT_BR_FAR,
+};
 
 /* wrmsr(GLOBAL_CTRL, EN) ... wrmsr(GLOBAL_CTRL, 0): the disable is 3 instructions. */
 #define SEQ_BEGIN(name)						\
 	".globl " #name "\n" #name ":\n"			\
 	"	pushq %rbx\n"					\
 	"	movl $0x38f, %ecx\n"				\
-	"	movl $" "0x3" ", %eax\n"			\
-	"	movl $" "0x1" ", %edx\n"			\
+	"	movl $0xff, %eax\n"	/* GP0-7 */		\
+	"	movl $1, %edx\n"	/* FIXED0 */		\
 	"	wrmsr\n"
 #define SEQ_END							\
 	"	movl $0x38f, %ecx\n"				\
@@ -86,29 +92,36 @@ asm(".text\n"
 struct expect {
 	const char *name;
 	void (*seq)(void);
-	uint64_t insns, branches;
+	uint64_t insns;
+	uint64_t br[NR_BR];
 };
 
 static const struct expect expects[] = {
-	{ "nops", seq_nops, 10 + SEQ_END_INSNS, 0 },
-	{ "loop", seq_loop, 1 + 5 * 2 + SEQ_END_INSNS, 5 },
-	{ "rep movsb (retires once)", seq_rep, 4 + SEQ_END_INSNS, 0 },
-	{ "call/jmp/ret", seq_call, 3 + SEQ_END_INSNS, 3 },
+	{ "nops", seq_nops, 10 + SEQ_END_INSNS, { 0 } },
+	/* 5 JNZ: 4 taken, the last one not */
+	{ "loop", seq_loop, 1 + 5 * 2 + SEQ_END_INSNS,
+	  { [BR_ALL] = 5, [BR_COND] = 5, [BR_NOT_TAKEN] = 1, [BR_TAKEN] = 4 } },
+	{ "rep movsb (retires once)", seq_rep, 4 + SEQ_END_INSNS, { 0 } },
+	{ "call/jmp/ret", seq_call, 3 + SEQ_END_INSNS,
+	  { [BR_ALL] = 3, [BR_CALL] = 1, [BR_RET] = 1, [BR_TAKEN] = 3 } },
 };
 
 static void count_reset(void)
 {
 	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);
 	wrmsr(MSR_IA32_FIXED_CTR0, 0);
-	wrmsr(MSR_IA32_PMC0, 0);
-	wrmsr(MSR_IA32_PMC0 + 1, 0);
 	wrmsr(MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_OS(0));
+	wrmsr(MSR_IA32_PMC0, 0);
 	wrmsr(MSR_IA32_PERFEVTSEL0, EVTSEL_EN | EVTSEL_OS | PMU_EVENT_INSTRUCTIONS);
-	wrmsr(MSR_IA32_PERFEVTSEL0 + 1, EVTSEL_EN | EVTSEL_OS | PMU_EVENT_BRANCHES);
+	for (int i = 0; i < NR_BR; i++) {
+		wrmsr(MSR_IA32_PMC0 + 1 + i, 0);
+		wrmsr(MSR_IA32_PERFEVTSEL0 + 1 + i, EVTSEL_EN | EVTSEL_OS | br_event[i]);
+	}
 }
 
 struct counts {
 	uint64_t fixed0, gp0, gp1;
+	uint64_t br[NR_BR];
 };
 
 static struct counts run_seq(void (*seq)(void))
@@ -119,7 +132,9 @@ static struct counts run_seq(void (*seq)(void))
 	seq();
 	c.fixed0 = rdmsr(MSR_IA32_FIXED_CTR0);
 	c.gp0 = rdmsr(MSR_IA32_PMC0);
-	c.gp1 = rdmsr(MSR_IA32_PMC0 + 1);
+	for (int i = 0; i < NR_BR; i++)
+		c.br[i] = rdmsr(MSR_IA32_PMC0 + 1 + i);
+	c.gp1 = c.br[BR_ALL];
 	return c;
 }
 
@@ -155,18 +170,24 @@ int main(void)
 	struct pmu_cfg cfg = pmu_cfg_read();
 	struct counts c, ud, in;
 
-	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1 && cfg.nr_gp >= 2);
+	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1 && cfg.nr_gp >= 1 + NR_BR);
 	for (unsigned int i = 0; i < sizeof(expects) / sizeof(expects[0]); i++) {
 		const struct expect *e = &expects[i];
 
 		c = run_seq(e->seq);
-		printf("exact_count: %s: fixed0=%llu gp0=%llu gp1=%llu (want %llu, %llu)\n",
+		printf("exact_count: %s: fixed0=%llu gp0=%llu branches=%llu (want %llu, %llu)\n",
 		       e->name, (unsigned long long)c.fixed0, (unsigned long long)c.gp0,
 		       (unsigned long long)c.gp1, (unsigned long long)e->insns,
-		       (unsigned long long)e->branches);
+		       (unsigned long long)e->br[BR_ALL]);
 		GUEST_ASSERT_EQ(c.fixed0, e->insns);
 		GUEST_ASSERT_EQ(c.gp0, e->insns);
-		GUEST_ASSERT_EQ(c.gp1, e->branches);
+		for (int b = 0; b < NR_BR; b++) {
+			if (c.br[b] != e->br[b])
+				printf("exact_count: %s: branch event %#llx: %llu, want %llu\n",
+				       e->name, (unsigned long long)br_event[b],
+				       (unsigned long long)c.br[b], (unsigned long long)e->br[b]);
+			GUEST_ASSERT_EQ(c.br[b], e->br[b]);
+		}
 	}
 
 	/* A faulting instruction does not retire; a trapping one (INT n, a far branch) does. */
@@ -182,6 +203,9 @@ int main(void)
 	GUEST_ASSERT_EQ(in.fixed0, ud.fixed0 + 7);
 	GUEST_ASSERT_EQ(in.gp0, ud.gp0 + 7);
 	GUEST_ASSERT_EQ(in.gp1, ud.gp1 + 1);
+	GUEST_ASSERT_EQ(in.br[BR_TAKEN], ud.br[BR_TAKEN] + 1);	/* the JMP */
+	GUEST_ASSERT_EQ(in.br[BR_FAR], ud.br[BR_FAR]);		/* one IRETQ each */
+	GUEST_ASSERT(ud.br[BR_FAR] >= 1);
 
 	/*
 	 * HLT retires: with an interrupt pending, STI; HLT and STI; NOP take

@@ -92,11 +92,13 @@ START_TEST(test_cpl_filter)
 }
 END_TEST
 
-/* Every architectural event on a GP counter counts itself and nothing else. */
+/* Every event on a GP counter counts itself and nothing else. */
 START_TEST(test_gp_event_match)
 {
 	static const uint64_t code[PMU_EV_NR] = {
 		0x003c, 0x00c0, 0x013c, 0x4f2e, 0x412e, 0x00c4, 0x00c5, 0x01a4,
+		/* BR_INST_RETIRED.{CONDITIONAL,NEAR_CALL,NEAR_RETURN,NOT_TAKEN,NEAR_TAKEN,FAR_BRANCH} */
+		0x01c4, 0x02c4, 0x08c4, 0x10c4, 0x20c4, 0x40c4,
 	};
 	enum pmu_arch_event ev = _i, other;
 	struct vpmu pmu;

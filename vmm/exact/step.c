@@ -36,9 +36,15 @@ static bool cycles_from_model(const struct vcpu *vcpu)
 	return vcpu->vm->cfg->cycles == CYCLES_MODEL;
 }
 
+/* The events this source counts by stepping (model cycles aside). */
+#define EXACT_EVENTS	((1u << PMU_EV_INSTRUCTIONS) | (1u << PMU_EV_BRANCHES) |	\
+			 (1u << PMU_EV_BR_COND) | (1u << PMU_EV_BR_NEAR_CALL) |		\
+			 (1u << PMU_EV_BR_NEAR_RETURN) | (1u << PMU_EV_BR_NOT_TAKEN) |	\
+			 (1u << PMU_EV_BR_NEAR_TAKEN) | (1u << PMU_EV_BR_FAR))
+
 static uint32_t exact_events(const struct pmuvm_config *cfg)
 {
-	uint32_t ev = (1u << PMU_EV_INSTRUCTIONS) | (1u << PMU_EV_BRANCHES);
+	uint32_t ev = EXACT_EVENTS;
 
 	if (cfg->cycles == CYCLES_MODEL)
 		ev |= (1u << PMU_EV_CORE_CYCLES) | (1u << PMU_EV_REF_CYCLES);
@@ -47,12 +53,12 @@ static uint32_t exact_events(const struct pmuvm_config *cfg)
 
 static bool exact_wanted(const struct vcpu *vcpu)
 {
-	const struct vpmu *pmu = &vcpu->pmu;
+	uint32_t events = exact_events(vcpu->vm->cfg);
 
-	if (vpmu_counts_event(pmu, PMU_EV_INSTRUCTIONS) || vpmu_counts_event(pmu, PMU_EV_BRANCHES))
-		return true;
-	return cycles_from_model(vcpu) && (vpmu_counts_event(pmu, PMU_EV_CORE_CYCLES) ||
-					   vpmu_counts_event(pmu, PMU_EV_REF_CYCLES));
+	for (int ev = 0; ev < PMU_EV_NR; ev++)
+		if ((events & (1u << ev)) && vpmu_counts_event(&vcpu->pmu, ev))
+			return true;
+	return false;
 }
 
 static enum insn_mode cs_mode(const struct kvm_sregs *s)
@@ -179,8 +185,10 @@ static bool exact_emulate_hlt(struct vcpu *vcpu, struct kvm_regs *r)
 /* Some counter advances on user-mode instructions or branches. */
 static bool counts_user(const struct vpmu *pmu)
 {
-	return vpmu_events_to_overflow(pmu, PMU_EV_INSTRUCTIONS, 3) != UINT64_MAX ||
-	       vpmu_events_to_overflow(pmu, PMU_EV_BRANCHES, 3) != UINT64_MAX;
+	for (int ev = 0; ev < PMU_EV_NR; ev++)
+		if ((EXACT_EVENTS & (1u << ev)) && vpmu_events_to_overflow(pmu, ev, 3) != UINT64_MAX)
+			return true;
+	return false;
 }
 
 /*
@@ -234,17 +242,35 @@ static void exact_before_run(struct vcpu *vcpu)
 		x->counted = true;
 }
 
+/* BR_INST_RETIRED and its umasks (events.h) for one retired branch. */
+static void exact_count_branch(struct vpmu *pmu, uint16_t flags, bool taken, unsigned int cpl)
+{
+	vpmu_count(pmu, PMU_EV_BRANCHES, 1, cpl);
+	if (flags & INSN_COND) {
+		vpmu_count(pmu, PMU_EV_BR_COND, 1, cpl);
+		if (!taken)
+			vpmu_count(pmu, PMU_EV_BR_NOT_TAKEN, 1, cpl);
+	}
+	if (flags & INSN_NEAR_CALL)
+		vpmu_count(pmu, PMU_EV_BR_NEAR_CALL, 1, cpl);
+	if (flags & INSN_NEAR_RET)
+		vpmu_count(pmu, PMU_EV_BR_NEAR_RETURN, 1, cpl);
+	if (flags & INSN_FAR)
+		vpmu_count(pmu, PMU_EV_BR_FAR, 1, cpl);
+	else if (taken)
+		vpmu_count(pmu, PMU_EV_BR_NEAR_TAKEN, 1, cpl);
+}
+
 /* Adds one retired instruction (and what it implies) at the CPL it ran at. */
 static void exact_retire(struct vcpu *vcpu, enum retire how)
 {
 	struct exact_state *x = &vcpu->exact;
 	struct vpmu *pmu = &vcpu->pmu;
 
-	(void)how;
 	x->retired++;
 	vpmu_count(pmu, PMU_EV_INSTRUCTIONS, 1, x->cpl);
 	if (x->insn.flags & INSN_BRANCH)
-		vpmu_count(pmu, PMU_EV_BRANCHES, 1, x->cpl);
+		exact_count_branch(pmu, x->insn.flags, how == RETIRE_TAKEN, x->cpl);
 	if (cycles_from_model(vcpu)) {
 		const struct pmuvm_config *cfg = vcpu->vm->cfg;
 		/* cycles x 1e3 per instruction, so a --cpi of 0.001 still counts */
@@ -278,17 +304,17 @@ static void exact_catch_up(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_
 	unsigned int n;
 
 	for (n = 0; n < CATCH_UP_MAX && from != to; n++) {
+		bool taken;
+
 		if (icache_fetch(x->icache, &vcpu->vm->mem, &ps, from, sregs_cpl(s) == 3,
 				 cs_mode(s), &in) || (in.flags & INSN_BRANCH && !(in.flags & INSN_RELATIVE)))
 			break;
+		taken = (in.flags & INSN_RELATIVE) && insn_rel_target(&in, from) == to;
 		x->insn = in;
 		x->cpl = sregs_cpl(s);
-		exact_retire(vcpu, RETIRE_YES);
+		exact_retire(vcpu, taken || (in.flags & INSN_NEAR_UNCOND) ? RETIRE_TAKEN : RETIRE_YES);
 		x->caught_up++;
-		if ((in.flags & INSN_RELATIVE) && insn_rel_target(&in, from) == to)
-			from = to;
-		else
-			from += in.len;
+		from = taken ? to : from + in.len;
 	}
 	if (from != to) {
 		x->lost++;

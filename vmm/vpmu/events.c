@@ -1,10 +1,11 @@
 /*
- * Architectural event table (spec 5, 3.7): the EventSelect/UMask encoding of
- * each CPUID.0AH:EBX event, and the fixed event of each fixed counter.
+ * Event table (spec 5, 3.7): the EventSelect/UMask encoding of each
+ * CPUID.0AH:EBX event and of the model-specific branch events the exact
+ * source can count (events.h), and the fixed event of each fixed counter.
  */
 #include "internal.h"
 
-static const uint64_t arch_event_code[PMU_EV_NR] = {
+static const uint64_t event_code[PMU_EV_NR] = {
 	[PMU_EV_CORE_CYCLES]	= PMU_EVENT_CORE_CYCLES,	/* UnHalted Core Cycles */
 	[PMU_EV_INSTRUCTIONS]	= PMU_EVENT_INSTRUCTIONS,	/* Instructions Retired */
 	[PMU_EV_REF_CYCLES]	= PMU_EVENT_REF_CYCLES,		/* UnHalted Reference Cycles */
@@ -13,6 +14,12 @@ static const uint64_t arch_event_code[PMU_EV_NR] = {
 	[PMU_EV_BRANCHES]	= PMU_EVENT_BRANCHES,		/* Branch Instruction Retired */
 	[PMU_EV_BRANCH_MISSES]	= PMU_EVENT_BRANCH_MISSES,	/* Branch Misses Retired */
 	[PMU_EV_TOPDOWN_SLOTS]	= PMU_EVENT_TOPDOWN_SLOTS,	/* Topdown Slots */
+	[PMU_EV_BR_COND]	= PMU_EVENT_BR_COND,
+	[PMU_EV_BR_NEAR_CALL]	= PMU_EVENT_BR_NEAR_CALL,
+	[PMU_EV_BR_NEAR_RETURN]	= PMU_EVENT_BR_NEAR_RETURN,
+	[PMU_EV_BR_NOT_TAKEN]	= PMU_EVENT_BR_NOT_TAKEN,
+	[PMU_EV_BR_NEAR_TAKEN]	= PMU_EVENT_BR_NEAR_TAKEN,
+	[PMU_EV_BR_FAR]		= PMU_EVENT_BR_FAR,
 };
 
 static const enum pmu_arch_event fixed_event[VPMU_MAX_FIXED] = {
@@ -28,7 +35,7 @@ enum pmu_arch_event vpmu_decode_event(uint64_t evtsel)
 	int ev;
 
 	for (ev = 0; ev < PMU_EV_NR; ev++)
-		if (arch_event_code[ev] == (evtsel & EVTSEL_EVENT_UMASK))
+		if (event_code[ev] == (evtsel & EVTSEL_EVENT_UMASK))
 			return ev;
 	return PMU_EV_NONE;
 }
