@@ -268,6 +268,7 @@ static void exact_retire(struct vcpu *vcpu, enum retire how)
 	struct vpmu *pmu = &vcpu->pmu;
 
 	x->retired++;
+	x->last_rip = x->rip;
 	vpmu_count(pmu, PMU_EV_INSTRUCTIONS, 1, x->cpl);
 	if (x->insn.flags & INSN_BRANCH)
 		exact_count_branch(pmu, x->insn.flags, how == RETIRE_TAKEN, x->cpl);
@@ -311,6 +312,7 @@ static void exact_catch_up(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_
 			break;
 		taken = (in.flags & INSN_RELATIVE) && insn_rel_target(&in, from) == to;
 		x->insn = in;
+		x->rip = from;
 		x->cpl = sregs_cpl(s);
 		exact_retire(vcpu, taken || (in.flags & INSN_NEAR_UNCOND) ? RETIRE_TAKEN : RETIRE_YES);
 		x->caught_up++;
