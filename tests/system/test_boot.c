@@ -8,18 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expect.h"
 #include "pmuvm_run.h"
 #include "suite.h"
 #include "../../vmm/exitcode.h"
-
-#define GUEST_PASS	((0 << 1) | 1)
-
-static void expect_pass(const struct pmuvm_result *r)
-{
-	ck_assert_msg(r->status == GUEST_PASS, "status %d\nstdout:\n%s\nstderr:\n%s", r->status,
-		      r->out, r->err);
-	ck_assert_msg(strstr(r->out, "PASS\n"), "no PASS line:\n%s", r->out);
-}
 
 static void expect_line(const struct pmuvm_result *r, const char *line)
 {
@@ -35,7 +27,7 @@ START_TEST(test_boot_one_cpu)
 
 	REQUIRE_KVM();
 	pmuvm_run(&r, "--timeout", "60", guest_path("boot"));
-	expect_pass(&r);
+	expect_guest_pass(&r, __func__);
 	expect_line(&r, "hello from pmuvm guest");
 	expect_line(&r, "fwcfg: signature=QEMU cpus=1 ram=268435456");
 	ck_assert_str_eq(r.err, "");
@@ -49,7 +41,7 @@ START_TEST(test_boot_two_cpus)
 
 	REQUIRE_KVM();
 	pmuvm_run(&r, "--cpus", "2", "--timeout", "60", guest_path("smp"));
-	expect_pass(&r);
+	expect_guest_pass(&r, __func__);
 	expect_line(&r, "cpu 1 online apic_id=1");
 	expect_line(&r, "smp: 2 cpus online");
 	pmuvm_result_free(&r);
@@ -67,7 +59,7 @@ START_TEST(test_fw_cfg_and_multiboot)
 	ck_assert(write_file(modpath, mod, sizeof(mod)));
 	pmuvm_run(&r, "--mem", "64M", "--cpus", "2", "--append", "alpha beta=1",
 		  "--module", modpath, "--timeout", "60", guest_path("boot"));
-	expect_pass(&r);
+	expect_guest_pass(&r, __func__);
 	expect_line(&r, "fwcfg: signature=QEMU cpus=2 ram=67108864");
 	/* mem_upper: KiB from 1 MiB to the end of RAM; map: low 639 KiB + the rest. */
 	expect_line(&r, "mbi: mem_lower=639 mem_upper=64512");
@@ -131,7 +123,7 @@ START_TEST(test_pmu_msr_gp_without_pmu)
 
 	REQUIRE_KVM();
 	pmuvm_run(&r, "--pmu-version", "0", "--timeout", "60", guest_path("msr_gp"));
-	expect_pass(&r);
+	expect_guest_pass(&r, __func__);
 	expect_line(&r, "msr_gp: rdmsr 0x38f -> vector 13");
 	expect_line(&r, "msr_gp: wrmsr 0x38f -> vector 13");
 	expect_line(&r, "msr_gp: rdmsr 0xc1 -> vector 13");
@@ -139,17 +131,6 @@ START_TEST(test_pmu_msr_gp_without_pmu)
 	pmuvm_result_free(&r);
 }
 END_TEST
-
-static json_object *jpath(json_object *o, const char *a, const char *b)
-{
-	json_object *x = NULL, *y = NULL;
-
-	ck_assert_msg(json_object_object_get_ex(o, a, &x), "no '%s'", a);
-	if (!b)
-		return x;
-	ck_assert_msg(json_object_object_get_ex(x, b, &y), "no '%s.%s'", a, b);
-	return y;
-}
 
 START_TEST(test_report_json)
 {
@@ -160,25 +141,25 @@ START_TEST(test_report_json)
 	REQUIRE_KVM();
 	snprintf(path, sizeof(path), "%s", tmp_path("report.json"));
 	pmuvm_run(&r, "--cpus", "2", "--report", path, "--timeout", "60", guest_path("smp"));
-	expect_pass(&r);
+	expect_guest_pass(&r, __func__);
 	root = json_object_from_file(path);
 	ck_assert_ptr_nonnull(root);
-	ck_assert_str_eq(json_object_get_string(jpath(root, "exit", "reason")), "debug-exit");
-	ck_assert_int_eq(json_object_get_int(jpath(root, "exit", "status")), 1);
-	ck_assert_int_eq(json_object_get_int(jpath(root, "exit", "guest_value")), 0);
-	ck_assert(json_object_get_double(jpath(root, "wall_time_s", NULL)) > 0);
-	ck_assert_int_eq(json_object_get_int(jpath(root, "config", "cpus")), 2);
-	vcpus = jpath(root, "vcpus", NULL);
+	ck_assert_str_eq(json_object_get_string(json_get(root, "exit.reason")), "debug-exit");
+	ck_assert_int_eq(json_object_get_int(json_get(root, "exit.status")), 1);
+	ck_assert_int_eq(json_object_get_int(json_get(root, "exit.guest_value")), 0);
+	ck_assert(json_object_get_double(json_get(root, "wall_time_s")) > 0);
+	ck_assert_int_eq(json_object_get_int(json_get(root, "config.cpus")), 2);
+	vcpus = json_get(root, "vcpus");
 	ck_assert_int_eq(json_object_array_length(vcpus), 2);
 	v0 = json_object_array_get_idx(vcpus, 0);
 	v1 = json_object_array_get_idx(vcpus, 1);
-	ck_assert_int_eq(json_object_get_int(jpath(v0, "id", NULL)), 0);
-	ck_assert_int_eq(json_object_get_int(jpath(v1, "id", NULL)), 1);
+	ck_assert_int_eq(json_object_get_int(json_get(v0, "id")), 0);
+	ck_assert_int_eq(json_object_get_int(json_get(v1, "id")), 1);
 	/* The BSP printed everything: many port writes; the AP printed one line. */
-	ck_assert(json_object_get_int64(jpath(v0, "exits", "io")) > 50);
-	ck_assert(json_object_get_int64(jpath(v1, "exits", "io")) > 10);
-	ck_assert(json_object_get_int64(jpath(v0, "exits", "total")) >=
-		  json_object_get_int64(jpath(v0, "exits", "io")));
+	ck_assert(json_object_get_int64(json_get(v0, "exits.io")) > 50);
+	ck_assert(json_object_get_int64(json_get(v1, "exits.io")) > 10);
+	ck_assert(json_object_get_int64(json_get(v0, "exits.total")) >=
+		  json_object_get_int64(json_get(v0, "exits.io")));
 	json_object_put(root);
 	pmuvm_result_free(&r);
 }
@@ -191,7 +172,7 @@ START_TEST(test_unhandled_io_logged_once)
 	REQUIRE_KVM();
 	/* The runtime probes the legacy PIC/PIT-less machine; -v names each port once. */
 	pmuvm_run(&r, "-v", "--timeout", "60", guest_path("boot"));
-	expect_pass(&r);
+	expect_guest_pass(&r, __func__);
 	if (strstr(r.err, "unhandled port")) {
 		char *p = strstr(r.err, "unhandled port"), *nl = strchr(p, '\n');
 		char first[128];

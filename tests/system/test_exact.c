@@ -9,25 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expect.h"
 #include "pmuvm_run.h"
 #include "suite.h"
-
-#define GUEST_PASS	1
-
-static void expect_pass(const struct pmuvm_result *r, const char *what)
-{
-	ck_assert_msg(r->status == GUEST_PASS, "%s: status %d\nstdout:\n%s\nstderr:\n%s", what,
-		      r->status, r->out, r->err);
-	ck_assert_msg(strstr(r->out, "PASS\n"), "%s: no PASS line:\n%s", what, r->out);
-}
-
-static void expect_ok(const struct pmuvm_result *r, const char *name)
-{
-	char line[256];
-
-	snprintf(line, sizeof(line), "ok - %s\n", name);
-	ck_assert_msg(strstr(r->out, line), "missing '%s' in:\n%s", name, r->out);
-}
 
 START_TEST(test_exact_retirement_rules)
 {
@@ -35,8 +19,8 @@ START_TEST(test_exact_retirement_rules)
 
 	REQUIRE_KVM();
 	pmuvm_run(&r, "--timeout", "60", guest_path("exact_count"));
-	expect_pass(&r, "exact_count");
-	expect_ok(&r, "exact_count");
+	expect_guest_pass(&r, "exact_count");
+	expect_guest_ok(&r, "exact_count");
 	pmuvm_result_free(&r);
 }
 END_TEST
@@ -47,31 +31,12 @@ START_TEST(test_exact_zero_skid)
 
 	REQUIRE_KVM();
 	pmuvm_run(&r, "--timeout", "60", guest_path("exact_pmi"));
-	expect_pass(&r, "exact_pmi");
-	expect_ok(&r, "exact zero skid, instructions");
-	expect_ok(&r, "exact zero skid, branches");
+	expect_guest_pass(&r, "exact_pmi");
+	expect_guest_ok(&r, "exact zero skid, instructions");
+	expect_guest_ok(&r, "exact zero skid, branches");
 	pmuvm_result_free(&r);
 }
 END_TEST
-
-static json_object *report_get(json_object *root, const char *path)
-{
-	char buf[256], *save = NULL, *tok;
-	json_object *o = root;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (tok = strtok_r(buf, ".", &save); tok; tok = strtok_r(NULL, ".", &save)) {
-		json_object *next = NULL;
-
-		if (json_object_is_type(o, json_type_array))
-			next = json_object_array_get_idx(o, (size_t)atoi(tok));
-		else
-			json_object_object_get_ex(o, tok, &next);
-		ck_assert_msg(next, "report has no %s", path);
-		o = next;
-	}
-	return o;
-}
 
 /* Two runs of the same guest under --cycles model: same counts, same PMI IPs. */
 START_TEST(test_exact_model_cycles_deterministic)
@@ -83,18 +48,17 @@ START_TEST(test_exact_model_cycles_deterministic)
 	REQUIRE_KVM();
 	pmuvm_run(&a, "--cycles", "model", "--cpi", "1.5", "--append", "cpi_milli=1500",
 		  "--report", rep, "--timeout", "60", guest_path("exact_pmi"));
-	expect_pass(&a, "exact_pmi, model run 1");
-	expect_ok(&a, "exact sampling run");
+	expect_guest_pass(&a, "exact_pmi, model run 1");
+	expect_guest_ok(&a, "exact sampling run");
 	ck_assert_msg(strstr(a.out, "exact_pmi: sample 0 rip="), "no samples:\n%s", a.out);
-	root = json_object_from_file(rep);
-	ck_assert_ptr_nonnull(root);
-	ck_assert_str_eq(json_object_get_string(report_get(root, "config.pmu.cycles")), "model");
-	ck_assert(json_object_get_uint64(report_get(root, "vcpus.0.exact.retired")) > 30000);
+	root = report_load(rep);
+	ck_assert_str_eq(json_object_get_string(json_get(root, "config.pmu.cycles")), "model");
+	ck_assert(json_u64(root, "vcpus.0.exact.retired") > 30000);
 	json_object_put(root);
 
 	pmuvm_run(&b, "--cycles", "model", "--cpi", "1.5", "--append", "cpi_milli=1500",
 		  "--timeout", "60", guest_path("exact_pmi"));
-	expect_pass(&b, "exact_pmi, model run 2");
+	expect_guest_pass(&b, "exact_pmi, model run 2");
 	ck_assert_str_eq(a.out, b.out);
 	pmuvm_result_free(&a);
 	pmuvm_result_free(&b);
@@ -117,16 +81,15 @@ START_TEST(test_exact_user_mode_honesty)
 
 	REQUIRE_KVM();
 	pmuvm_run(&r, "-v", "--report", rep, "--timeout", "60", guest_path("exact_user"));
-	expect_pass(&r, "exact_user");
+	expect_guest_pass(&r, "exact_user");
 	steppable = strstr(r.err, "exact counting: this host can single-step user mode");
 	ck_assert_msg(steppable || strstr(r.err, "exact counting: this host cannot single-step"),
 		      "no probe result in:\n%s", r.err);
 	w = strstr(r.out, "exact_user: usr=");
 	ck_assert_msg(w && sscanf(w, "exact_user: usr=%llu os=%*u user_insns=%llu", &usr, &want) == 2,
 		      "no result line:\n%s", r.out);
-	root = json_object_from_file(rep);
-	ck_assert_ptr_nonnull(root);
-	ck_assert_int_eq(json_object_get_boolean(report_get(root, "config.pmu.user_mode_steppable")),
+	root = report_load(rep);
+	ck_assert_int_eq(json_object_get_boolean(json_get(root, "config.pmu.user_mode_steppable")),
 			 steppable);
 	if (steppable) {
 		ck_assert_uint_eq(usr, want);
@@ -137,8 +100,7 @@ START_TEST(test_exact_user_mode_honesty)
 		w = strstr(r.err, warning);
 		ck_assert_msg(w, "no warning in:\n%s", r.err);
 		ck_assert_msg(!strstr(w + 1, warning), "warned twice:\n%s", r.err);
-		ck_assert(json_object_get_uint64(report_get(root,
-					"vcpus.0.exact.user_runs_uncounted")) >= 1);
+		ck_assert(json_u64(root, "vcpus.0.exact.user_runs_uncounted") >= 1);
 	}
 	json_object_put(root);
 	pmuvm_result_free(&r);
@@ -157,14 +119,13 @@ START_TEST(test_exact_rdpmc_unmodified_guest)
 
 	REQUIRE_KVM();
 	pmuvm_run(&r, "--report", rep, "--timeout", "60", guest_path("rdpmc_emul"));
-	expect_pass(&r, "rdpmc_emul");
-	expect_ok(&r, "rdpmc at cpl0");
-	expect_ok(&r, "rdpmc at cpl3 and CR4.PCE");
-	expect_ok(&r, "rdpmc retires once while counted");
-	root = json_object_from_file(rep);
-	ck_assert_ptr_nonnull(root);
-	ck_assert_uint_eq(json_object_get_uint64(report_get(root, "vcpus.0.pmu.rdpmc_emulated")), 5);
-	ck_assert_uint_eq(json_object_get_uint64(report_get(root, "vcpus.0.pmu.gp_passed_on")), 3);
+	expect_guest_pass(&r, "rdpmc_emul");
+	expect_guest_ok(&r, "rdpmc at cpl0");
+	expect_guest_ok(&r, "rdpmc at cpl3 and CR4.PCE");
+	expect_guest_ok(&r, "rdpmc retires once while counted");
+	root = report_load(rep);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.pmu.rdpmc_emulated"), 5);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.pmu.gp_passed_on"), 3);
 	json_object_put(root);
 	pmuvm_result_free(&r);
 }
@@ -179,11 +140,10 @@ START_TEST(test_exact_costs_nothing_unused)
 
 	REQUIRE_KVM();
 	pmuvm_run(&r, "--report", rep, "--timeout", "60", guest_path("pmu_overflow"));
-	expect_pass(&r, "pmu_overflow");
-	root = json_object_from_file(rep);
-	ck_assert_ptr_nonnull(root);
-	ck_assert_uint_eq(json_object_get_uint64(report_get(root, "vcpus.0.exact.steps")), 0);
-	ck_assert_uint_eq(json_object_get_uint64(report_get(root, "vcpus.0.exits.debug")), 0);
+	expect_guest_pass(&r, "pmu_overflow");
+	root = report_load(rep);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.steps"), 0);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.exits.debug"), 0);
 	json_object_put(root);
 	pmuvm_result_free(&r);
 }

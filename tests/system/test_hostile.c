@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expect.h"
 #include "pmuvm_run.h"
 #include "suite.h"
 #include "../../vmm/exitcode.h"
@@ -69,14 +70,6 @@ static unsigned int guest_count(const char *out, const char *key)
 	return p ? (unsigned int)strtoul(p + strlen(needle), NULL, 10) : 0;
 }
 
-static json_object *get(json_object *o, const char *key)
-{
-	json_object *x = NULL;
-
-	ck_assert_msg(json_object_object_get_ex(o, key, &x), "report lacks '%s'", key);
-	return x;
-}
-
 START_TEST(test_hostile_guest)
 {
 	const struct hostile_case *c = &cases[_i];
@@ -113,17 +106,17 @@ START_TEST(test_hostile_guest)
 
 	root = json_object_from_file(report);
 	ck_assert_msg(root, "report missing or not JSON");
-	ck_assert_str_eq(json_object_get_string(get(get(root, "exit"), "reason")), "triple-fault");
-	ck_assert_int_eq(json_object_get_int(get(get(root, "exit"), "status")),
+	ck_assert_str_eq(json_object_get_string(json_get(json_get(root, "exit"), "reason")), "triple-fault");
+	ck_assert_int_eq(json_object_get_int(json_get(json_get(root, "exit"), "status")),
 			 PMUVM_EXIT_TRIPLE_FAULT);
-	vcpu0 = json_object_array_get_idx(get(root, "vcpus"), 0);
+	vcpu0 = json_object_array_get_idx(json_get(root, "vcpus"), 0);
 	ck_assert_ptr_nonnull(vcpu0);
-	pmu = get(vcpu0, "pmu");
+	pmu = json_get(vcpu0, "pmu");
 	/* Each PMI the guest handled was delivered by pmuvm. */
-	ck_assert_uint_ge(json_object_get_uint64(get(pmu, "pmis_delivered")), pmis + nmi_pmis);
-	ck_assert_uint_ge(json_object_get_uint64(get(pmu, "pmis_nmi")), nmi_pmis);
-	ck_assert_uint_ge(json_object_get_uint64(get(pmu, "pmis_requested")),
-			  json_object_get_uint64(get(pmu, "pmis_delivered")));
+	ck_assert_uint_ge(json_object_get_uint64(json_get(pmu, "pmis_delivered")), pmis + nmi_pmis);
+	ck_assert_uint_ge(json_object_get_uint64(json_get(pmu, "pmis_nmi")), nmi_pmis);
+	ck_assert_uint_ge(json_object_get_uint64(json_get(pmu, "pmis_requested")),
+			  json_object_get_uint64(json_get(pmu, "pmis_delivered")));
 	json_object_put(root);
 	pmuvm_result_free(&r);
 }

@@ -9,25 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "expect.h"
 #include "pmuvm_run.h"
 #include "suite.h"
-
-#define GUEST_PASS	1
-
-static void expect_pass(const struct pmuvm_result *r, const char *what)
-{
-	ck_assert_msg(r->status == GUEST_PASS, "%s: status %d\nstdout:\n%s\nstderr:\n%s", what,
-		      r->status, r->out, r->err);
-	ck_assert_msg(strstr(r->out, "PASS\n"), "%s: no PASS line:\n%s", what, r->out);
-}
-
-static void expect_ok(const struct pmuvm_result *r, const char *name)
-{
-	char line[256];
-
-	snprintf(line, sizeof(line), "ok - %s\n", name);
-	ck_assert_msg(strstr(r->out, line), "missing '%s' in:\n%s", name, r->out);
-}
 
 /* The unsigned value after "key=" on the line starting with `prefix`. */
 static unsigned long long out_value(const char *out, const char *prefix, const char *key)
@@ -43,25 +27,17 @@ static unsigned long long out_value(const char *out, const char *prefix, const c
 	return strtoull(k + strlen(pat), NULL, 10);
 }
 
-static json_object *jget(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-
-	ck_assert_msg(json_object_object_get_ex(o, key, &v), "report: no '%s'", key);
-	return v;
-}
-
 static json_object *report_vcpu_pmu(json_object *root, int cpu)
 {
-	json_object *vcpus = jget(root, "vcpus");
+	json_object *vcpus = json_get(root, "vcpus");
 
 	ck_assert_int_gt(json_object_array_length(vcpus), cpu);
-	return jget(json_object_array_get_idx(vcpus, cpu), "pmu");
+	return json_get(json_object_array_get_idx(vcpus, cpu), "pmu");
 }
 
 static uint64_t ju64(json_object *o, const char *key)
 {
-	return json_object_get_uint64(jget(o, key));
+	return json_object_get_uint64(json_get(o, key));
 }
 
 /*
@@ -70,7 +46,7 @@ static uint64_t ju64(json_object *o, const char *key)
  */
 static void expect_final_values_match(const struct pmuvm_result *r, json_object *pmu, int cpu)
 {
-	json_object *gp = jget(pmu, "gp"), *fx = jget(pmu, "fixed");
+	json_object *gp = json_get(pmu, "gp"), *fx = json_get(pmu, "fixed");
 	char line[1024];
 	size_t n, i;
 
@@ -98,8 +74,8 @@ START_TEST(test_pmu_sample)
 	REQUIRE_KVM();
 	snprintf(rpath, sizeof(rpath), "%s", tmp_path("sample.json"));
 	pmuvm_run(&r, "--timeout", "20", "--report", rpath, guest_path("pmu_sample"));
-	expect_pass(&r, "pmu_sample");
-	expect_ok(&r, "pmu_sample");
+	expect_guest_pass(&r, "pmu_sample");
+	expect_guest_ok(&r, "pmu_sample");
 	root = json_object_from_file(rpath);
 	ck_assert_ptr_nonnull(root);
 	ck_assert_uint_eq(ju64(report_vcpu_pmu(root, 0), "pmis_delivered"),
@@ -134,14 +110,14 @@ START_TEST(test_pmu_overflow)
 	snprintf(rpath, sizeof(rpath), "%s", tmp_path("overflow.json"));
 	pmuvm_run(&r, "--pmu-version", version, "--timeout", "20", "--report", rpath,
 		  guest_path("pmu_overflow"));
-	expect_pass(&r, version);
+	expect_guest_pass(&r, version);
 	for (i = 0; i < sizeof(overflow_ok) / sizeof(overflow_ok[0]); i++)
-		expect_ok(&r, overflow_ok[i]);
+		expect_guest_ok(&r, overflow_ok[i]);
 	if (atoi(version) >= 4) {
-		expect_ok(&r, "STATUS_SET: no PMI for an overflow bit, CTR_Frz stops counting");
-		expect_ok(&r, "freeze on PMI (v4+): CTR_Frz stops counters until cleared");
+		expect_guest_ok(&r, "STATUS_SET: no PMI for an overflow bit, CTR_Frz stops counting");
+		expect_guest_ok(&r, "freeze on PMI (v4+): CTR_Frz stops counters until cleared");
 	} else {
-		expect_ok(&r, "freeze on PMI (v2/v3): GLOBAL_CTRL cleared");
+		expect_guest_ok(&r, "freeze on PMI (v2/v3): GLOBAL_CTRL cleared");
 	}
 
 	pmis = out_value(r.out, "pmu_overflow: pmis=", "pmis");
@@ -171,9 +147,9 @@ START_TEST(test_pmu_smp)
 	REQUIRE_KVM();
 	snprintf(rpath, sizeof(rpath), "%s", tmp_path("smp.json"));
 	pmuvm_run(&r, "--cpus", "2", "--timeout", "20", "--report", rpath, guest_path("pmu_smp"));
-	expect_pass(&r, "pmu_smp");
-	expect_ok(&r, "each vCPU reads back only its own counters");
-	expect_ok(&r, "each vCPU gets its own PMI");
+	expect_guest_pass(&r, "pmu_smp");
+	expect_guest_ok(&r, "each vCPU reads back only its own counters");
+	expect_guest_ok(&r, "each vCPU gets its own PMI");
 	root = json_object_from_file(rpath);
 	ck_assert_ptr_nonnull(root);
 	for (cpu = 0; cpu < 2; cpu++) {
@@ -249,7 +225,7 @@ START_TEST(test_profile_end_to_end)
 	snprintf(ppath, sizeof(ppath), "%s", tmp_path("sample.profile"));
 	snprintf(fpath, sizeof(fpath), "%s.folded", ppath);
 	pmuvm_run(&r, "--timeout", "20", "--profile", ppath, guest_path("pmu_sample"));
-	expect_pass(&r, "pmu_sample --profile");
+	expect_guest_pass(&r, "pmu_sample --profile");
 	pmis = out_value(r.out, "pmu_sample: elapsed_tsc=", "pmis");
 
 	table = read_file_str(ppath);
