@@ -103,6 +103,8 @@ static void test_alloc(void)
 
 static struct sw_rec {
 	struct rt_thread *prev, *next;
+	int prev_waiting;
+	uint32_t prev_reason;
 } sw_log[RT_MAX_CPUS][MAX_SWITCHES];
 static int sw_count[RT_MAX_CPUS];
 static int sw_bad_irq, sw_bad_current;
@@ -117,7 +119,8 @@ static void switch_hook(struct rt_thread *prev, struct rt_thread *next)
 	if (prev != rt_thread_current() || prev == next || rt_thread_cpu(next) != cpu)
 		sw_bad_current++;
 	if (n < MAX_SWITCHES)
-		sw_log[cpu][n] = (struct sw_rec){ prev, next };
+		sw_log[cpu][n] = (struct sw_rec){ prev, next, rt_thread_is_waiting(prev),
+						  rt_thread_wait_reason(prev) };
 	sw_count[cpu] = n + 1;
 }
 
@@ -132,6 +135,20 @@ static void check_switch_log(void)
 		for (int i = 1; i < n; i++)
 			GUEST_ASSERT(sw_log[cpu][i].prev == sw_log[cpu][i - 1].next);
 	}
+}
+
+/* The wait reason @t had each time it was switched out blocked: all @want. */
+static int blocked_switches(int cpu, struct rt_thread *t, uint32_t want)
+{
+	int n = 0;
+
+	for (int i = 0; i < sw_count[cpu] && i < MAX_SWITCHES; i++) {
+		if (sw_log[cpu][i].prev != t || !sw_log[cpu][i].prev_waiting)
+			continue;
+		GUEST_ASSERT_EQ(sw_log[cpu][i].prev_reason, want);
+		n++;
+	}
+	return n;
 }
 
 static bool switched_in(int cpu, struct rt_thread *t)
@@ -220,7 +237,6 @@ static void sleeper(void *p)
 }
 
 static volatile uint64_t busy_loops;
-static volatile uint32_t seen_sleep_reason;
 
 /* Busy in CPL0 without yielding: runs while the sleeper sleeps. */
 static void busy_kernel(void *p)
@@ -231,45 +247,25 @@ static void busy_kernel(void *p)
 		busy_loops++;
 }
 
-struct watcher_arg {
-	struct rt_thread *target;
-	struct sleep_arg *a;
-};
-
-static void watcher(void *p)
-{
-	struct watcher_arg *w = p;
-
-	while (!w->a->done) {
-		/* two reads: the sleeper may wake in between, so keep any 4 */
-		if (rt_thread_is_waiting(w->target) &&
-		    rt_thread_wait_reason(w->target) == RT_WAIT_DELAY_EXECUTION)
-			seen_sleep_reason = RT_WAIT_DELAY_EXECUTION;
-		rt_yield();
-	}
-}
-
 static void test_sleep(void)
 {
 	static struct sleep_arg a;
-	static struct watcher_arg w;
-	struct rt_thread *s, *b, *wt;
+	struct rt_thread *s, *b;
 
 	a.main = rt_thread_current();
 	s = rt_thread_create(sleeper, &a, -1, "sleeper");
 	b = rt_thread_create(busy_kernel, &a, -1, "busy");
-	w.target = s;
-	w.a = &a;
-	wt = rt_thread_create(watcher, &w, -1, "watcher");
-	GUEST_ASSERT(s && b && wt);
+	GUEST_ASSERT(s && b);
 	rt_thread_join(s);
 	rt_thread_join(b);
-	rt_thread_join(wt);
 	GUEST_ASSERT(a.slept >= SLEEP_TSC);
 	GUEST_ASSERT(busy_loops > 0);
 	GUEST_ASSERT_EQ(a.main_reason, RT_WAIT_EXECUTIVE);
 	GUEST_ASSERT_EQ(a.main_waiting, 1);
-	GUEST_ASSERT_EQ(seen_sleep_reason, RT_WAIT_DELAY_EXECUTION);
+	/* the switch hook saw the sleeper leave blocked once, for its sleep */
+	GUEST_ASSERT_EQ(blocked_switches(0, s, RT_WAIT_DELAY_EXECUTION), 1);
+	GUEST_ASSERT(blocked_switches(0, a.main, RT_WAIT_EXECUTIVE) >= 2);
+	GUEST_ASSERT_EQ(blocked_switches(0, b, 0), 0);
 	GUEST_ASSERT_EQ(rt_thread_wait_reason(s), 0);
 	/* busy never yields: only the tick can have let the sleeper finish */
 	GUEST_ASSERT(rt_thread_context_switches(b) >= 2);
