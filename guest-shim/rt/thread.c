@@ -16,15 +16,20 @@ static struct rt_thread *thread_start(struct rt_thread *t)
 	return t;
 }
 
-struct rt_thread *rt_thread_create(void (*fn)(void *), void *arg, int cpu, const char *name)
+/* -1 means this CPU; NULL for a CPU that is not online. */
+static struct rt_thread *thread_new(void (*fn)(void *), void *arg, int cpu, const char *name)
 {
-	struct rt_thread *t;
-
 	if (cpu < 0)
 		cpu = rt_cpu_id();
 	if (!rt_cpu_online(cpu))
 		return NULL;
-	t = sched_thread_new(fn, arg, cpu, name);
+	return sched_thread_new(fn, arg, cpu, name);
+}
+
+struct rt_thread *rt_thread_create(void (*fn)(void *), void *arg, int cpu, const char *name)
+{
+	struct rt_thread *t = thread_new(fn, arg, cpu, name);
+
 	return t ? thread_start(t) : NULL;
 }
 
@@ -39,13 +44,8 @@ static void user_thread_body(void *arg)
 struct rt_thread *rt_thread_create_user(uint64_t (*fn)(uint64_t), uint64_t arg, int cpu,
 					const char *name)
 {
-	struct rt_thread *t;
+	struct rt_thread *t = thread_new(user_thread_body, NULL, cpu, name);
 
-	if (cpu < 0)
-		cpu = rt_cpu_id();
-	if (!rt_cpu_online(cpu))
-		return NULL;
-	t = sched_thread_new(user_thread_body, NULL, cpu, name);
 	if (!t)
 		return NULL;
 	t->user_stack = rt_alloc(RT_USER_STACK_SIZE, 16);

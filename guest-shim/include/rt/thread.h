@@ -11,10 +11,14 @@
  *
  * rt_sched_start() on a CPU turns the code calling it into a thread: on
  * the BSP that is main() ("main"), on an AP the idle loop.  It is implicit
- * in the first rt_thread_create() for a CPU; rt_sched_start_all() does it
- * on every online CPU (after rt_smp_start()).  Threads start with
- * interrupts enabled; code that must not be preempted disables them or
- * holds an irqsave spinlock.
+ * in the first rt_thread_create() for a CPU (and in join, sleep and yield
+ * on it); rt_sched_start_all() does it on every online CPU (after
+ * rt_smp_start()).  An AP's scheduler is started through rt_run_on_cpu(),
+ * so that AP must be idle then; the BSP's only by main() itself (main does
+ * not serve cross-CPU work).  Threads start with interrupts enabled; main()
+ * keeps what it had (off, unless it ran sti()), and with them off it is
+ * switched away from only when it blocks or yields.  Code that must not be
+ * preempted disables interrupts or holds an irqsave spinlock.
  *
  * Thread structs and stacks are never freed (a guest makes a bounded
  * number), so a joined thread can still be queried.
