@@ -345,6 +345,9 @@ static uint64_t user_sys(uint64_t cpu)
 		return 7;
 	if ((read_cs() & 3) != 3)
 		return 8;
+	/* GS base stays the kernel's per-CPU pointer at CPL3 (rt/usermode.h) */
+	if (rt_cpu_id() != (int)cpu || rt_this_cpu() != rt_cpu((int)cpu))
+		return 9;
 	return 0;
 }
 

@@ -55,7 +55,8 @@ struct rt_thread *rt_thread_create(void (*fn)(void *), void *arg, int cpu,
  */
 struct rt_thread *rt_thread_create_user(uint64_t (*fn)(uint64_t), uint64_t arg,
 					int cpu, const char *name);
-void rt_thread_join(struct rt_thread *t);	/* blocks (RT_WAIT_EXECUTIVE) */
+/* Blocks (RT_WAIT_EXECUTIVE) until @t exited; one joiner per thread. */
+void rt_thread_join(struct rt_thread *t);
 __attribute__((noreturn)) void rt_thread_exit(void);
 uint64_t rt_thread_result(const struct rt_thread *t);
 
@@ -69,7 +70,10 @@ void rt_thread_sleep_ticks(uint64_t tsc_ticks);
 
 /* Times the thread was switched in (its first start included). */
 uint32_t rt_thread_context_switches(const struct rt_thread *t);
-/* TSC ticks the thread ran, its current stint included when it runs. */
+/*
+ * TSC ticks the thread ran; its current stint is included when it is the
+ * caller, or runs on the caller's CPU (not when it runs on another).
+ */
 uint64_t rt_thread_cycle_time(const struct rt_thread *t);
 uint32_t rt_thread_wait_reason(const struct rt_thread *t);
 int rt_thread_is_waiting(const struct rt_thread *t);
