@@ -22,6 +22,8 @@ static void skip(const char *name)
 	printf("skip - %s (needs 2 cpus)\n", name);
 }
 
+static uint64_t user_double(uint64_t x);
+
 /* ---- allocator ------------------------------------------------------- */
 
 static void test_alloc(void)
@@ -151,6 +153,23 @@ static int blocked_switches(int cpu, struct rt_thread *t, uint32_t want)
 	return n;
 }
 
+/*
+ * The hook saw @t leave the CPU after it last came in: a joined thread's
+ * final switch-out (where ntpmu saves its counters) precedes the join.
+ */
+static bool switched_out_last(int cpu, struct rt_thread *t)
+{
+	int last_in = -1, last_out = -1;
+
+	for (int i = 0; i < sw_count[cpu] && i < MAX_SWITCHES; i++) {
+		if (sw_log[cpu][i].next == t)
+			last_in = i;
+		if (sw_log[cpu][i].prev == t)
+			last_out = i;
+	}
+	return last_in >= 0 && last_out > last_in;
+}
+
 static bool switched_in(int cpu, struct rt_thread *t)
 {
 	for (int i = 0; i < sw_count[cpu] && i < MAX_SWITCHES; i++)
@@ -200,6 +219,7 @@ static void test_threads_yield(void)
 		GUEST_ASSERT(rt_thread_cycle_time(t[i]) > 0);
 		sum += rt_thread_cycle_time(t[i]);
 		GUEST_ASSERT(switched_in(0, t[i]));
+		GUEST_ASSERT(switched_out_last(0, t[i]));
 		GUEST_ASSERT_EQ(rt_thread_wait_reason(t[i]), 0);
 		GUEST_ASSERT(!rt_thread_is_waiting(t[i]));
 	}
@@ -209,6 +229,26 @@ static void test_threads_yield(void)
 	printf("yield: switches %u %u %u\n", rt_thread_context_switches(t[0]),
 	       rt_thread_context_switches(t[1]), rt_thread_context_switches(t[2]));
 	test_ok("rt threads yield and join");
+}
+
+/* Creation fails cleanly when the allocator does, without leaking. */
+static void test_create_fails(void)
+{
+	size_t free0 = rt_alloc_free_bytes();
+
+	for (int n = 0; n < 2; n++) {	/* the struct, then the kernel stack */
+		rt_alloc_fail_after(n);
+		GUEST_ASSERT(!rt_thread_create(yielder, NULL, -1, "nomem"));
+		GUEST_ASSERT_EQ(rt_alloc_free_bytes(), free0);
+	}
+	for (int n = 0; n < 3; n++) {	/* ... then the user stack */
+		rt_alloc_fail_after(n);
+		GUEST_ASSERT(!rt_thread_create_user(user_double, 0, -1, "nomem"));
+		GUEST_ASSERT_EQ(rt_alloc_free_bytes(), free0);
+	}
+	rt_alloc_fail_after(-1);
+	GUEST_ASSERT(!rt_thread_create(yielder, NULL, rt_nr_cpus(), "nocpu"));
+	test_ok("rt thread creation without memory");
 }
 
 /* ---- sleep and wait reasons ------------------------------------------ */
@@ -558,6 +598,7 @@ static void test_two_cpus(void)
 		rt_thread_join(t[i]);
 		GUEST_ASSERT_EQ(cpu_of[i], i & 1);
 		GUEST_ASSERT(switched_in(i & 1, t[i]));
+		GUEST_ASSERT(switched_out_last(i & 1, t[i]));
 	}
 	GUEST_ASSERT(rt_sched_ticks(1) > 0);
 	test_ok("rt threads on 2 cpus");
@@ -579,6 +620,7 @@ int main(void)
 	sti();
 
 	test_threads_yield();
+	test_create_fails();
 	test_sleep();
 	test_user_preempt(0, "rt preempt cpl3 thread");
 	if (online > 1)

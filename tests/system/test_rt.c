@@ -16,6 +16,7 @@ static const char *const both_cpus[] = {
 	"ok - rt alloc exhaustion",
 	"ok - rt alloc fault injection",
 	"ok - rt threads yield and join",
+	"ok - rt thread creation without memory",
 	"ok - rt sleep, wait reasons, kernel preemption",
 	"ok - rt preempt cpl3 thread",
 	"ok - rt user threads and syscalls",
