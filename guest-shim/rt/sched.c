@@ -84,8 +84,11 @@ static void switch_to(struct rt_cpu *c, struct rt_thread *prev, struct rt_thread
 	prev->cycles += now - prev->run_start;
 	next->run_start = now;
 	next->switches++;
-	if (hook)
+	if (hook) {
+		c->sched->hook_prev = prev;
 		hook(prev, next);
+		c->sched->hook_prev = NULL;
+	}
 	usermode_switch(&prev->uctx, &next->uctx);
 	c->current = next;
 	if (prev->state == T_DEAD)
@@ -104,6 +107,8 @@ void schedule(void)
 		prev->state = T_READY;
 		rq_add(s, prev);
 	}
+	/* a remote wake may make prev ready while the hook runs: freeze */
+	prev->out_reason = prev->state == T_BLOCKED ? prev->wait_reason : RT_WAIT_NONE;
 	next = rq_pop(s);
 	if (!next)
 		next = s->idle;

@@ -29,6 +29,7 @@ struct rt_thread {
 	/* accounting (rt/thread.h) */
 	uint32_t switches;
 	uint32_t wait_reason;
+	uint32_t out_reason;		/* frozen at switch-out for the hook */
 	uint64_t cycles;
 	uint64_t run_start;
 	void *ntpmu;
@@ -49,6 +50,7 @@ struct rt_sched_cpu {
 	struct rt_thread *head, *tail;
 	struct rt_thread *idle;
 	struct rt_thread *sleepers;	/* this CPU only, interrupts off */
+	struct rt_thread *hook_prev;	/* prev while the switch hook runs */
 	uint64_t ticks;
 };
 

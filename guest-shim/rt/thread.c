@@ -102,14 +102,24 @@ uint64_t rt_thread_cycle_time(const struct rt_thread *t)
 	return c;
 }
 
+/* Inside the switch hook, prev reads as it was when it left the CPU. */
+static bool in_hook_as_prev(const struct rt_thread *t)
+{
+	struct rt_sched_cpu *s = rt_this_cpu()->sched;
+
+	return s && s->hook_prev == t;
+}
+
 uint32_t rt_thread_wait_reason(const struct rt_thread *t)
 {
-	return t->state == T_BLOCKED ? t->wait_reason : 0;
+	if (in_hook_as_prev(t))
+		return t->out_reason;
+	return t->state == T_BLOCKED ? t->wait_reason : RT_WAIT_NONE;
 }
 
 int rt_thread_is_waiting(const struct rt_thread *t)
 {
-	return t->state == T_BLOCKED;
+	return rt_thread_wait_reason(t) != RT_WAIT_NONE;
 }
 
 void *rt_thread_ntpmu(struct rt_thread *t)

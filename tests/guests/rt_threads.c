@@ -220,7 +220,7 @@ static void test_threads_yield(void)
 		sum += rt_thread_cycle_time(t[i]);
 		GUEST_ASSERT(switched_in(0, t[i]));
 		GUEST_ASSERT(switched_out_last(0, t[i]));
-		GUEST_ASSERT_EQ(rt_thread_wait_reason(t[i]), 0);
+		GUEST_ASSERT_EQ(rt_thread_wait_reason(t[i]), RT_WAIT_NONE);
 		GUEST_ASSERT(!rt_thread_is_waiting(t[i]));
 	}
 	/* they shared one CPU with main: together no more than the wall time */
@@ -306,7 +306,8 @@ static void test_sleep(void)
 	GUEST_ASSERT_EQ(blocked_switches(0, s, RT_WAIT_DELAY_EXECUTION), 1);
 	GUEST_ASSERT(blocked_switches(0, a.main, RT_WAIT_EXECUTIVE) >= 2);
 	GUEST_ASSERT_EQ(blocked_switches(0, b, 0), 0);
-	GUEST_ASSERT_EQ(rt_thread_wait_reason(s), 0);
+	GUEST_ASSERT_EQ(rt_thread_wait_reason(s), RT_WAIT_NONE);
+	GUEST_ASSERT_EQ(rt_thread_wait_reason(rt_thread_current()), RT_WAIT_NONE);
 	/* busy never yields: only the tick can have let the sleeper finish */
 	GUEST_ASSERT(rt_thread_context_switches(b) >= 2);
 	GUEST_ASSERT(rt_sched_ticks(0) > 0);

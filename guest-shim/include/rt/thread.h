@@ -36,13 +36,16 @@ struct rt_thread;
 /*
  * Wait reasons, numbered as Windows' KWAIT_REASON (wdm.h) for the two
  * waits the runtime has.  rt_thread_wait_reason() is the reason while the
- * thread is blocked (also for @prev inside the switch hook when prev is
- * switched out because it blocks) and 0 otherwise; since Executive is 0
- * too, rt_thread_is_waiting() tells a blocked thread from a running,
- * ready or preempted one.
+ * thread is blocked (for @prev inside the switch hook: as it was when prev
+ * left the CPU, even if another CPU wakes it meanwhile) and RT_WAIT_NONE
+ * while it runs, is ready
+ * or was preempted: Executive is 0, so 0 could not say "not waiting".
+ * Read as an int, RT_WAIT_NONE is -1.  rt_thread_is_waiting() is the same
+ * test as a boolean.
  */
 #define RT_WAIT_EXECUTIVE		0	/* Executive: rt_thread_join() */
 #define RT_WAIT_DELAY_EXECUTION		4	/* DelayExecution: sleep */
+#define RT_WAIT_NONE			0xffffffffu
 
 /* -1 for @cpu: the calling CPU.  NULL if out of memory or @cpu offline. */
 struct rt_thread *rt_thread_create(void (*fn)(void *), void *arg, int cpu,
