@@ -27,6 +27,10 @@
 #include <rt/exit.h>
 #include <rt/test.h>
 #include <rt/usermode.h>
+#include <rt/spinlock.h>
+#include <rt/alloc.h>
+#include <rt/thread.h>
+#include <rt/syscall.h>
 
 int main(void);
 

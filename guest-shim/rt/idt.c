@@ -115,9 +115,17 @@ static __attribute__((noreturn)) void unexpected(struct rt_frame *f)
 	rt_exit(RT_EXIT_FAIL);
 }
 
+void rt_irq_eoi(struct rt_frame *f)
+{
+	if (!(f->vector & RT_FRAME_EOI_SENT)) {
+		f->vector |= RT_FRAME_EOI_SENT;
+		apic_eoi();
+	}
+}
+
 void idt_dispatch(struct rt_frame *f)
 {
-	int v = (int)f->vector;
+	int v = (int)(uint8_t)f->vector;
 
 	if (v < 32) {
 		if (extable_fixup(f))
@@ -132,5 +140,6 @@ void idt_dispatch(struct rt_frame *f)
 		return;
 	if (handlers[v])
 		handlers[v](f);
-	apic_eoi();
+	if (!(f->vector & RT_FRAME_EOI_SENT))
+		apic_eoi();
 }

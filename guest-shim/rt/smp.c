@@ -16,14 +16,18 @@
 #include <rt/layout.h>
 #include <rt/printf.h>
 #include <rt/smp.h>
+#include <rt/spinlock.h>
 #include <rt/string.h>
 #include <rt/x86.h>
 #include "internal.h"
+#include "sched.h"
 
 #define SMP_TIMEOUT_TSC	10000000000ull	/* 2.5-5 s at 2-4 GHz TSC rates */
 
 static struct rt_cpu cpus[RT_MAX_CPUS];
 static int nr_cpus = 1;
+/* one cross-CPU call at a time: each CPU has a single work slot */
+static struct spinlock oncpu_lock;
 
 extern const char tramp_start[], tramp_end[];
 
@@ -52,9 +56,30 @@ static void percpu_init(int cpu)
 	wrmsr(MSR_GS_BASE, (uint64_t)c);
 }
 
+/* Run the work posted to this CPU, if any (interrupts off). */
+bool smp_run_pending_work(void)
+{
+	struct rt_cpu *c = rt_this_cpu();
+	void (*fn)(void *) = __atomic_exchange_n(&c->work_fn, NULL, __ATOMIC_ACQUIRE);
+
+	if (!fn)
+		return false;
+	fn(c->work_arg);
+	__atomic_store_n(&c->work_done, 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+/*
+ * Without a scheduler the point is to leave hlt; the idle loop does the
+ * rest.  With one, the CPU may be busy in a thread that never returns to
+ * the idle loop, so run the work here (after the EOI: it may run long).
+ */
 static void wakeup_irq(struct rt_frame *f)
 {
-	(void)f;	/* the point was to leave hlt; the idle loop does the rest */
+	if (!rt_this_cpu()->sched)
+		return;
+	rt_irq_eoi(f);
+	smp_run_pending_work();
 }
 
 void smp_init_bsp(void)
@@ -77,20 +102,14 @@ void smp_probe(void)
 	rt_set_irq_handler(RT_VEC_WAKEUP, wakeup_irq);
 }
 
-static __attribute__((noreturn)) void ap_idle(struct rt_cpu *c)
+/* The AP's boot context, and every CPU's idle thread (sched.c). */
+void cpu_idle_loop(void)
 {
 	for (;;) {
-		void (*fn)(void *);
-
 		cli();
-		fn = c->work_fn;
-		if (!fn) {
-			safe_halt();	/* IF=1 only inside hlt: no lost wake-up */
+		if (smp_run_pending_work() || sched_idle_poll())
 			continue;
-		}
-		fn(c->work_arg);
-		c->work_fn = NULL;
-		__atomic_store_n(&c->work_done, 1, __ATOMIC_RELEASE);
+		safe_halt();	/* IF=1 only inside hlt: no lost wake-up */
 	}
 }
 
@@ -104,7 +123,7 @@ void rt_ap_start(int cpu)
 	apic_init();
 	printf("cpu %d online apic_id=%u\n", cpu, c->apic_id);
 	__atomic_store_n(&c->online, 1, __ATOMIC_RELEASE);
-	ap_idle(c);
+	cpu_idle_loop();
 }
 
 static int count_online(void)
@@ -162,6 +181,30 @@ void rt_run_on_cpu(int cpu, void (*fn)(void *), void *arg)
 		fn(arg);
 		return;
 	}
+	spin_lock(&oncpu_lock);
 	rt_run_on_cpu_async(cpu, fn, arg);
 	rt_wait_cpu(cpu);
+	spin_unlock(&oncpu_lock);
+}
+
+/*
+ * The lock is taken with interrupts as the caller has them: a CPU spinning
+ * for it must still take the wake-up IPI of a holder that waits for it.
+ */
+void rt_on_each_cpu(void (*fn)(void *), void *arg)
+{
+	int self = rt_cpu_id();
+	uint64_t flags;
+
+	spin_lock(&oncpu_lock);
+	for (int i = 0; i < nr_cpus; i++)
+		if (i != self && rt_cpu_online(i))
+			rt_run_on_cpu_async(i, fn, arg);
+	flags = local_irq_save();
+	fn(arg);
+	local_irq_restore(flags);
+	for (int i = 0; i < nr_cpus; i++)
+		if (i != self && rt_cpu_online(i))
+			rt_wait_cpu(i);
+	spin_unlock(&oncpu_lock);
 }

@@ -10,7 +10,9 @@
 #include <rt/x86.h>
 #include <rt/printf.h>
 #include <rt/exit.h>
+#include <rt/alloc.h>
 #include <rt/usermode.h>
+#include "sched.h"
 
 /* 64-bit TSS (SDM vol. 3A 8.7, figure 8-11). */
 struct tss64 {
@@ -58,6 +60,8 @@ extern char rt_user_trap[], rt_user_resume[];
  */
 static void user_ud_hook(struct rt_frame *f)
 {
+	if (syscall_dispatch(f))
+		return;
 	if (f->rip == (uint64_t)rt_user_trap && f->cs == RT_USER_CS) {
 		f->rip = (uint64_t)rt_user_resume;
 		f->cs = SEG_KCODE64;
@@ -91,17 +95,53 @@ static void user_cpu_init(int cpu)
 	user_gdt[slot + 1] = base >> 32;
 	asm volatile("lgdt %0" : : "m"(desc) : "memory");
 	asm volatile("ltr %0" : : "r"(sel) : "memory");
-	rt_set_exception_hook(VEC_UD, user_ud_hook);
+	usermode_install_ud_hook();
 	tss_loaded[cpu] = 1;
 }
 
-uint64_t rt_run_user(uint64_t (*fn)(uint64_t), uint64_t arg)
+void usermode_install_ud_hook(void)
+{
+	rt_set_exception_hook(VEC_UD, user_ud_hook);
+}
+
+/*
+ * At a thread switch (interrupts off): TSS.RSP0 and the saved kernel stack
+ * belong to the thread that entered user mode, so they go with it.
+ */
+void usermode_switch(struct user_ctx *prev, const struct user_ctx *next)
+{
+	int cpu = rt_cpu_id();
+
+	prev->rsp0 = tss[cpu].rsp0;
+	prev->ksp = rt_user_ksp[cpu];
+	tss[cpu].rsp0 = next->rsp0;
+	rt_user_ksp[cpu] = next->ksp;
+}
+
+uint64_t usermode_run(uint64_t (*fn)(uint64_t), uint64_t arg, void *stack_top)
 {
 	int cpu = rt_cpu_id();
 
 	GUEST_ASSERT(cpu >= 0 && cpu < RT_MAX_CPUS);
 	if (!tss_loaded[cpu])
 		user_cpu_init(cpu);
-	return rt_enter_user(fn, arg, (uint64_t)&user_stacks[cpu][RT_USER_STACK_SIZE],
+	return rt_enter_user(fn, arg, (uint64_t)stack_top,
 			     (uint64_t)&tss[cpu] + offsetof(struct tss64, rsp0), &rt_user_ksp[cpu]);
+}
+
+/*
+ * Threads other than the boot ones get a user stack of their own, so two
+ * threads of one CPU in rt_run_user() at once do not share one.
+ */
+uint64_t rt_run_user(uint64_t (*fn)(uint64_t), uint64_t arg)
+{
+	struct rt_thread *t = rt_this_cpu()->current;
+
+	if (t && !t->is_boot && !t->is_idle) {
+		if (!t->user_stack)
+			t->user_stack = rt_alloc(RT_USER_STACK_SIZE, 16);
+		GUEST_ASSERT(t->user_stack);
+		return usermode_run(fn, arg, (char *)t->user_stack + RT_USER_STACK_SIZE);
+	}
+	return usermode_run(fn, arg, &user_stacks[rt_cpu_id()][RT_USER_STACK_SIZE]);
 }

@@ -58,7 +58,7 @@ rt_enter_user:
 	xorl	%r15d, %r15d
 	iretq
 
-	/* CPL3 from here to the INT */
+	/* CPL3 from here to the UD2 */
 	.globl	rt_user_entry
 rt_user_entry:
 	call	*%rsi
@@ -80,4 +80,14 @@ rt_user_resume:
 	popq	%rbx
 	popq	%rbp
 	popfq
+	ret
+
+	/*
+	 * uint64_t rt_syscall(nr, a0, a1, a2, a3) (rt/syscall.h): the #UD
+	 * hook runs the handler, sets RAX and resumes at the RET.
+	 */
+	.globl	rt_syscall, rt_syscall_trap
+rt_syscall:
+rt_syscall_trap:
+	ud2
 	ret

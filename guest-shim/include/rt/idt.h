@@ -43,6 +43,15 @@ void rt_set_irq_handler(int vector, rt_handler_t fn);
 const char *exception_name(int vector);
 void rt_dump_frame(const struct rt_frame *f);
 
+/*
+ * Send the EOI now instead of after the handler, for a handler that may
+ * switch threads (the tick) or run long (cross-CPU work): the thread
+ * switched to must not run with the vector still in service.  Marks the
+ * frame so the dispatcher does not send a second EOI.
+ */
+#define RT_FRAME_EOI_SENT	(1ull << 32)	/* in rt_frame.vector */
+void rt_irq_eoi(struct rt_frame *f);
+
 /* Address of a vector's entry stub, e.g. for a hardware breakpoint. */
 uint64_t idt_stub_addr(int vector);
 

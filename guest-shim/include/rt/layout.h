@@ -26,6 +26,7 @@
 #define RT_TRAMP_ADDR	0x8000
 #define RT_TRAMP_VECTOR	(RT_TRAMP_ADDR >> 12)
 
+#define RT_VEC_TIMER	0xd0	/* LAPIC timer: the scheduler tick (PMI tests use 0xe0) */
 #define RT_VEC_WAKEUP	0xf0	/* IPI that wakes an idle AP to run work */
 #define RT_VEC_SPURIOUS	0xff	/* APIC spurious-interrupt vector */
 

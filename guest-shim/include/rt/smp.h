@@ -16,6 +16,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct rt_thread;
+struct rt_sched_cpu;
+
 struct rt_cpu {
 	struct rt_cpu *self;
 	int id;
@@ -26,6 +29,11 @@ struct rt_cpu {
 	void (*volatile work_fn)(void *arg);
 	void *volatile work_arg;
 	volatile int work_done;
+	/* scheduler (rt/thread.h): the running thread, NULL before rt_sched_start() */
+	struct rt_thread *current;
+	struct rt_sched_cpu *sched;
+	/* per-CPU state of the ntpmu library; the runtime never touches it */
+	void *ntpmu;
 };
 
 static inline int rt_cpu_id(void)
@@ -58,11 +66,22 @@ int rt_smp_start(void);
 
 /*
  * Run fn(arg) on @cpu and wait; on the calling CPU it is a plain call.
- * On an AP, fn runs from the idle loop with interrupts disabled.  One work
- * item per CPU may be outstanding; a CPU that is not online fails the test.
+ * On an AP, fn runs from the idle loop with interrupts disabled; once the
+ * scheduler runs on that CPU (rt/thread.h), from the wake-up IPI's handler
+ * instead (interrupts disabled, EOI already sent), so it also reaches a CPU
+ * busy in a thread.  One work item per CPU may be outstanding; a CPU that
+ * is not online fails the test.
  */
 void rt_run_on_cpu(int cpu, void (*fn)(void *), void *arg);
 void rt_run_on_cpu_async(int cpu, void (*fn)(void *), void *arg);
 void rt_wait_cpu(int cpu);		/* wait for the async work to finish */
+
+/*
+ * Run fn(arg) on every online CPU, the caller's included, each with
+ * interrupts disabled, and return when all are done.  With the scheduler
+ * running, may be called from any thread on any CPU (also two at once);
+ * the CPUs it targets must have started their scheduler or be idle.
+ */
+void rt_on_each_cpu(void (*fn)(void *), void *arg);
 
 #endif

@@ -27,6 +27,46 @@ static inline void spin_unlock(struct spinlock *l)
 	__atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * For locks also taken from interrupt handlers (or by the scheduler's tick):
+ * interrupts stay off while held, so the holder can be neither preempted nor
+ * interrupted by a handler that wants the same lock.  Returns the caller's
+ * RFLAGS for spin_unlock_irqrestore().  A lock taken this way anywhere must
+ * not be held by preemptible code (plain spin_lock() with interrupts on, or
+ * CPL3) on the same CPU: the irqsave waiter would spin forever, since the
+ * tick that would run the holder again cannot come.
+ */
+static inline uint64_t spin_lock_irqsave(struct spinlock *l)
+{
+	uint64_t flags = read_rflags();
+
+	cli();
+	spin_lock(l);
+	return flags;
+}
+
+static inline void spin_unlock_irqrestore(struct spinlock *l, uint64_t flags)
+{
+	spin_unlock(l);
+	if (flags & RFLAGS_IF)
+		sti();
+}
+
+/* Interrupt state save/restore without a lock. */
+static inline uint64_t local_irq_save(void)
+{
+	uint64_t flags = read_rflags();
+
+	cli();
+	return flags;
+}
+
+static inline void local_irq_restore(uint64_t flags)
+{
+	if (flags & RFLAGS_IF)
+		sti();
+}
+
 static inline int spin_is_mine(const struct spinlock *l)
 {
 	return l->locked && l->owner == rt_cpu_id() + 1;

@@ -4,7 +4,9 @@
  *
  *	uint64_t r = rt_run_user(fn, arg);
  *
- * calls fn(arg) at CPL3 on this CPU's user stack (RT_USER_STACK_SIZE) with
+ * calls fn(arg) at CPL3 on a user stack (RT_USER_STACK_SIZE): the calling
+ * thread's own (rt/thread.h, allocated on first use), or this CPU's for
+ * main() and code outside threads, with
  * CS = SEG_UCODE64|3, SS = SEG_UDATA|3 and RFLAGS.IF = 1, so interrupts
  * (the PMI, timers, IPIs) are taken while it runs, through the per-CPU TSS
  * whose RSP0 points just below rt_run_user()'s frame on the kernel stack.
@@ -14,8 +16,9 @@
  * hook this file installs (rt_set_exception_hook(VEC_UD), so a guest must
  * not install its own) recognises that RIP with a CPL3 CS and rewrites the
  * frame to IRET to rt_user_resume at CPL0 on the kernel stack saved for
- * this CPU, which restores the callee-saved registers and RFLAGS (so IF is
- * as the caller had it) and returns RAX.  Other #UDs stay fatal.
+ * this CPU (it and TSS.RSP0 go with the thread at a switch), which restores the callee-saved registers and RFLAGS (so IF is
+ * as the caller had it) and returns RAX.  The same hook serves
+ * rt_syscall() (rt/syscall.h); other #UDs stay fatal.
  * Why UD2: on the kvm_pvm hosts neither INT n to a DPL3 gate (execution
  * just continued after the INT) nor SYSCALL (it reached IA32_LSTAR but
  * with CS still 0x2b, i.e. at CPL3) got back to CPL0; exceptions do.
@@ -25,7 +28,8 @@
  * I/O, MSRs, HLT, CLI/STI or printf (the console does port I/O).  RDTSC
  * works (CR4.TSD = 0); RDPMC only with CR4.PCE.  GS base stays the kernel
  * per-CPU pointer (no SWAPGS), so handlers interrupting fn may use
- * rt_cpu_id().  Not reentrant: do not call it from an interrupt handler.
+ * rt_cpu_id() (and so may fn).  Not reentrant: do not call it from an
+ * interrupt handler, rt_run_on_cpu() work run by the wake-up IPI included.
  *
  * The first call on a CPU loads the runtime's writable GDT (boot_gdt plus
  * one TSS descriptor per CPU) and that CPU's TSS (LTR).

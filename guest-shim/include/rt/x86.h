@@ -135,6 +135,15 @@ static inline uint64_t read_rflags(void)
 	return v;
 }
 
+/* CS: its low two bits are the CPL. */
+static inline uint16_t read_cs(void)
+{
+	uint16_t v;
+
+	asm volatile("mov %%cs, %0" : "=r"(v));
+	return v;
+}
+
 static inline void cli(void)
 {
 	asm volatile("cli" : : : "memory");

@@ -1,0 +1,94 @@
+/*
+ * The guest runtime's threads, scheduler, allocator, cross-CPU calls and
+ * CPL3 tasks (tests/guests/rt_threads.c) under pmuvm with 1 and 2 vCPUs.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "pmuvm_run.h"
+#include "suite.h"
+
+#define GUEST_PASS	((0 << 1) | 1)
+
+static const char *const both_cpus[] = {
+	"ok - rt alloc alignment",
+	"ok - rt alloc reuse and zeroing",
+	"ok - rt alloc exhaustion",
+	"ok - rt alloc fault injection",
+	"ok - rt threads yield and join",
+	"ok - rt thread creation without memory",
+	"ok - rt sleep, wait reasons, kernel preemption",
+	"ok - rt preempt cpl3 thread",
+	"ok - rt user threads and syscalls",
+	"ok - rt run_user with the scheduler",
+	"ok - rt on_each_cpu",
+	"ok - rt switch hook",
+};
+
+static const char *const two_cpus[] = {
+	"ok - rt preempt cpl3 thread on cpu 1",
+	"ok - rt spinlock contention",
+	"ok - rt threads on 2 cpus",
+};
+
+static void expect_line(const struct pmuvm_result *r, const char *line)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s\n", line);
+	ck_assert_msg(strstr(r->out, buf), "missing line '%s' in:\n%s", line, r->out);
+}
+
+static void run_rt_threads(const char *cpus)
+{
+	struct pmuvm_result r;
+	char line[256];
+	int two = !strcmp(cpus, "2");
+
+	pmuvm_run(&r, "--cpus", cpus, "--timeout", "30", guest_path("rt_threads"));
+	ck_assert_msg(r.status == GUEST_PASS, "status %d\nstdout:\n%s\nstderr:\n%s", r.status,
+		      r.out, r.err);
+	expect_line(&r, "PASS");
+	snprintf(line, sizeof(line), "rt_threads: %s cpus", cpus);
+	expect_line(&r, line);
+	for (size_t i = 0; i < sizeof(both_cpus) / sizeof(both_cpus[0]); i++)
+		expect_line(&r, both_cpus[i]);
+	for (size_t i = 0; i < sizeof(two_cpus) / sizeof(two_cpus[0]); i++) {
+		if (two) {
+			expect_line(&r, two_cpus[i]);
+		} else {
+			snprintf(line, sizeof(line), "skip - %s (needs 2 cpus)", two_cpus[i] + 5);
+			expect_line(&r, line);
+		}
+	}
+	ck_assert_str_eq(r.err, "");
+	pmuvm_result_free(&r);
+}
+
+START_TEST(test_rt_threads_one_cpu)
+{
+	REQUIRE_KVM();
+	run_rt_threads("1");
+}
+END_TEST
+
+START_TEST(test_rt_threads_two_cpus)
+{
+	REQUIRE_KVM();
+	run_rt_threads("2");
+}
+END_TEST
+
+static Suite *rt_suite(void)
+{
+	Suite *s = suite_create("rt");
+	TCase *tc = tcase_create("threads");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_rt_threads_one_cpu);
+	tcase_add_test(tc, test_rt_threads_two_cpus);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TEST_SUITE(rt_suite)
