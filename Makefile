@@ -72,7 +72,7 @@ VMM_OBJS := $(VMM_SRCS:%.c=$(O)/%.o)
 LIBPMUVM := $(O)/libpmuvm.a
 PMUVM := $(O)/pmuvm
 
-GUEST_LIB_SRCS := $(sort $(wildcard guest-shim/rt/*.S guest-shim/rt/*.c guest-shim/lib/*.c guest-shim/ntpmu/*.c))
+GUEST_LIB_SRCS := $(sort $(wildcard guest-shim/rt/*.S guest-shim/rt/*.c guest-shim/lib/*.c guest-shim/ntpmu/*.c guest-shim/ntpmu-rt/*.c))
 GUEST_LIB_OBJS := $(patsubst %,$(O)/guest/%.o,$(basename $(GUEST_LIB_SRCS)))
 LIBGUEST := $(O)/guest/libguest.a
 GUEST_TESTS := $(sort $(wildcard tests/guests/*.c))
@@ -81,7 +81,7 @@ DEMO_SRCS := $(sort $(wildcard guest-shim/demo/*.c))
 
 TEST_LIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 # The ntpmu core is also built hosted, for its unit tests on a fake platform.
-NTPMU_CORE_SRCS := $(sort $(wildcard guest-shim/ntpmu/*.c))
+NTPMU_CORE_SRCS := $(sort $(wildcard guest-shim/ntpmu/*.c guest-shim/ntpmu-rt/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 SYSTEM_SRCS := $(sort $(wildcard tests/system/*.c))
 UNIT_BIN := $(O)/tests/unit-tests

@@ -2,11 +2,10 @@
  * The ntpmu platform on the guest runtime: real PMU MSRs, the scheduler's
  * switch hook, the runtime allocator, spinlock and per-thread slot.
  *
- * NOT BUILT YET: this directory is outside the Makefile's wildcards because
- * it needs runtime features (threads, scheduler, allocator) from another
- * branch.  Written against their announced API; once merged, add this
- * directory's sources to GUEST_LIB_SRCS and call ntpmu_rt_init() after
- * rt_smp_start() and before creating threads.
+ * A guest calls ntpmu_rt_init() after rt_smp_start(), while the other CPUs
+ * are idle, and before creating threads (tests/guests/ntpmu_threads.c).
+ * The runtime never frees a thread, so an exited thread's profiling state
+ * stays until DisableThreadProfiling (ntpmu_thread_exit() is not called).
  *
  * Choices here:
  *   - HANDLEs are NtCurrentThread() or a struct rt_thread pointer; the
@@ -77,7 +76,7 @@ static void rt_run_on_cpu_op(void *ctx, unsigned int cpu, void (*fn)(void *), vo
 
 static void *rt_zalloc_op(void *ctx, size_t size)
 {
-	return rt_zalloc(size);
+	return rt_zalloc(size, 0);
 }
 
 static void rt_free_op(void *ctx, void *p)
