@@ -81,7 +81,7 @@ DEMO_SRCS := $(sort $(wildcard guest-shim/demo/*.c))
 
 TEST_LIB_SRCS := $(sort $(wildcard tests/lib/*.c))
 # The ntpmu core is also built hosted, for its unit tests on a fake platform.
-NTPMU_CORE_SRCS := $(sort $(wildcard guest-shim/ntpmu/*.c guest-shim/ntpmu-rt/*.c))
+NTPMU_CORE_SRCS := $(sort $(wildcard guest-shim/ntpmu/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c))
 SYSTEM_SRCS := $(sort $(wildcard tests/system/*.c))
 UNIT_BIN := $(O)/tests/unit-tests
