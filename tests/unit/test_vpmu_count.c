@@ -111,6 +111,7 @@ START_TEST(test_gp_event_match)
 	ck_assert_uint_eq(gp(&pmu, 5), 1 + ev);
 	ck_assert(vpmu_counts_event(&pmu, ev));
 	ck_assert(!vpmu_counts_event(&pmu, (ev + 1) % PMU_EV_NR));
+	ck_assert_uint_eq(vpmu_counted_events(&pmu), 1u << ev);
 }
 END_TEST
 

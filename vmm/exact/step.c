@@ -28,8 +28,6 @@
 #include "log.h"
 #include "pmu/source.h"
 
-#define EFER_LMA	(1ULL << 10)
-#define CR0_PE		(1ULL << 0)
 
 static bool cycles_from_model(const struct vcpu *vcpu)
 {
@@ -53,31 +51,16 @@ static uint32_t exact_events(const struct pmuvm_config *cfg)
 
 static bool exact_wanted(const struct vcpu *vcpu)
 {
-	uint32_t events = exact_events(vcpu->vm->cfg);
-
-	for (int ev = 0; ev < PMU_EV_NR; ev++)
-		if ((events & (1u << ev)) && vpmu_counts_event(&vcpu->pmu, ev))
-			return true;
-	return false;
+	return vpmu_counted_events(&vcpu->pmu) & exact_events(vcpu->vm->cfg);
 }
 
 static enum insn_mode cs_mode(const struct kvm_sregs *s)
 {
-	if ((s->efer & EFER_LMA) && s->cs.l)
+	if ((s->efer & X86_EFER_LMA) && s->cs.l)
 		return INSN_MODE_64;
-	if ((s->cr0 & CR0_PE) && s->cs.db)
+	if ((s->cr0 & X86_CR0_PE) && s->cs.db)
 		return INSN_MODE_32;
 	return INSN_MODE_16;
-}
-
-static unsigned int sregs_cpl(const struct kvm_sregs *s)
-{
-	return (s->cr0 & CR0_PE) ? s->cs.dpl : 0;
-}
-
-static struct paging_state paging_of(const struct kvm_sregs *s)
-{
-	return (struct paging_state){ s->cr0, s->cr3, s->cr4, s->efer };
 }
 
 /* Decodes the instruction the next step will execute. */
@@ -85,7 +68,7 @@ static void exact_decode_next(struct vcpu *vcpu, const struct kvm_regs *r,
 			      const struct kvm_sregs *s)
 {
 	struct exact_state *x = &vcpu->exact;
-	struct paging_state ps = paging_of(s);
+	struct paging_state ps = sregs_paging(s);
 	enum insn_mode mode = cs_mode(s);
 	uint64_t la = mode == INSN_MODE_64 ? r->rip : s->cs.base + r->rip;
 
@@ -300,7 +283,7 @@ static void exact_catch_up(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_
 			   uint64_t to)
 {
 	struct exact_state *x = &vcpu->exact;
-	struct paging_state ps = paging_of(s);
+	struct paging_state ps = sregs_paging(s);
 	struct insn in;
 	unsigned int n;
 
@@ -326,31 +309,25 @@ static void exact_catch_up(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_
 	}
 }
 
-#define IDT_GATE_SIZE	16	/* 64-bit IDT (SDM vol. 3A 6.14.1) */
-#define IDT_GATE_P	(1ULL << 47)
-
-static uint64_t idt_gate_target(const uint8_t *g)
-{
-	uint64_t lo, hi;
-
-	memcpy(&lo, g, 8);
-	memcpy(&hi, g + 8, 8);
-	if (!(lo & IDT_GATE_P))
-		return 0;
-	return (lo & 0xffff) | ((lo >> 32) & 0xffff0000ULL) | ((hi & 0xffffffffULL) << 32);
-}
-
 /*
  * An exception or interrupt was delivered during the step.  Delivery clears
  * TF like IRET reloads it, so on kvm_pvm the handler's first instruction
  * runs in the same step.  Find the gate whose handler is one instruction
  * before where the step ended and count that instruction.
  */
+static uint64_t gate_target(const uint8_t *idt, unsigned int i)
+{
+	uint64_t g[2];
+
+	memcpy(g, idt + i * IDT_GATE64_SIZE, sizeof(g));
+	return idt_gate64_target(g);
+}
+
 static void exact_catch_up_event(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t to)
 {
 	struct exact_state *x = &vcpu->exact;
-	struct paging_state ps = paging_of(s);
-	unsigned int n = (s->idt.limit + 1u) / IDT_GATE_SIZE, i;
+	struct paging_state ps = sregs_paging(s);
+	unsigned int n = (s->idt.limit + 1u) / IDT_GATE64_SIZE, i;
 	struct insn in;
 	uint64_t t;
 
@@ -359,15 +336,15 @@ static void exact_catch_up_event(struct vcpu *vcpu, const struct kvm_sregs *s, u
 	if (n > 256)
 		n = 256;
 	if (!x->idt_copy)
-		x->idt_copy = malloc(256 * IDT_GATE_SIZE);
+		x->idt_copy = malloc(256 * IDT_GATE64_SIZE);
 	if (!x->idt_copy ||
-	    guest_linear_read(&vcpu->vm->mem, &ps, s->idt.base, x->idt_copy, n * IDT_GATE_SIZE))
+	    guest_linear_read(&vcpu->vm->mem, &ps, s->idt.base, x->idt_copy, n * IDT_GATE64_SIZE))
 		return;
 	for (i = 0; i < n; i++)
-		if (idt_gate_target(x->idt_copy + i * IDT_GATE_SIZE) == to)
+		if (gate_target(x->idt_copy, i) == to)
 			return;		/* stopped at the handler's entry: nothing ran */
 	for (i = 0; i < n; i++) {
-		t = idt_gate_target(x->idt_copy + i * IDT_GATE_SIZE);
+		t = gate_target(x->idt_copy, i);
 		if (t && t < to && to - t <= INSN_MAX_LEN &&
 		    !icache_fetch(x->icache, &vcpu->vm->mem, &ps, t, false, INSN_MODE_64, &in) &&
 		    !(in.flags & INSN_BRANCH) && t + in.len == to) {
@@ -401,7 +378,7 @@ static void exact_after_run(struct vcpu *vcpu, unsigned int cpl)
 	x->steps++;
 	res.new_rip = r->rip;
 	if (retire_needs_frame(&x->insn, x->rip, r->rip) && cs_mode(s) == INSN_MODE_64) {
-		struct paging_state ps = paging_of(s);
+		struct paging_state ps = sregs_paging(s);
 
 		res.frame_valid = !guest_linear_read(&vcpu->vm->mem, &ps, r->rsp, res.frame,
 						     sizeof(res.frame));

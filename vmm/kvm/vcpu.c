@@ -134,11 +134,10 @@ unsigned int vcpu_cpl(struct vcpu *vcpu)
 	struct kvm_sregs sregs;
 
 	if (vcpu->sync_sregs)
-		return (vcpu->run->s.regs.sregs.cr0 & 1) ? vcpu->run->s.regs.sregs.cs.dpl : 0;
-
-	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0 || !(sregs.cr0 & 1))
+		return sregs_cpl(&vcpu->run->s.regs.sregs);
+	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0)
 		return 0;
-	return sregs.cs.dpl;
+	return sregs_cpl(&sregs);
 }
 
 int vcpu_state(struct vcpu *vcpu, struct kvm_regs **regs, struct kvm_sregs **sregs)

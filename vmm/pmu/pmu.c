@@ -119,15 +119,6 @@ void pmu_before_run(struct vcpu *vcpu)
 		pmu_sources[i]->before_run(vcpu);
 }
 
-static bool pmu_counts_anything(const struct vpmu *pmu)
-{
-	int ev;
-
-	for (ev = 0; ev < PMU_EV_NR; ev++)
-		if (vpmu_counts_event(pmu, ev))
-			return true;
-	return false;
-}
 
 void pmu_after_run(struct vcpu *vcpu)
 {
@@ -136,7 +127,7 @@ void pmu_after_run(struct vcpu *vcpu)
 	size_t i;
 
 	/* The CPL only matters while something counts. */
-	if (pmu_counts_anything(&vcpu->pmu))
+	if (vpmu_counted_events(&vcpu->pmu))
 		cpl = vcpu_cpl(vcpu);
 	for_each_source(vcpu, i)
 		pmu_sources[i]->after_run(vcpu, cpl);

@@ -29,17 +29,7 @@
 #include "pmu/rdpmc.h"
 
 #define VEC_GP			13
-#define IDT_GATE_SIZE		16
-#define IDT_GATE_P		(1ULL << 47)
-#define CR0_PE			(1ULL << 0)
-#define CR4_PCE			(1ULL << 8)
-#define EFER_LMA		(1ULL << 10)
 #define DR6_B0			(1ULL << 0)
-
-static struct paging_state paging_of(const struct kvm_sregs *s)
-{
-	return (struct paging_state){ s->cr0, s->cr3, s->cr4, s->efer };
-}
 
 static bool slow_exit(const struct vcpu *vcpu)
 {
@@ -57,14 +47,14 @@ static bool slow_exit(const struct vcpu *vcpu)
 /* The #GP gate's handler address, or 0 if there is none. */
 static uint64_t gp_handler(struct vcpu *vcpu, const struct kvm_sregs *s)
 {
-	struct paging_state ps = paging_of(s);
+	struct paging_state ps = sregs_paging(s);
 	uint64_t g[2];
 
-	if (!(s->efer & EFER_LMA) || s->idt.limit < VEC_GP * IDT_GATE_SIZE + IDT_GATE_SIZE - 1 ||
-	    guest_linear_read(&vcpu->vm->mem, &ps, s->idt.base + VEC_GP * IDT_GATE_SIZE, g,
-			      sizeof(g)) || !(g[0] & IDT_GATE_P))
+	if (!(s->efer & X86_EFER_LMA) || s->idt.limit < VEC_GP * IDT_GATE64_SIZE + IDT_GATE64_SIZE - 1 ||
+	    guest_linear_read(&vcpu->vm->mem, &ps, s->idt.base + VEC_GP * IDT_GATE64_SIZE, g,
+			      sizeof(g)))
 		return 0;
-	return (g[0] & 0xffff) | ((g[0] >> 32) & 0xffff0000ULL) | ((g[1] & 0xffffffffULL) << 32);
+	return idt_gate64_target(g);
 }
 
 void rdpmc_before_run(struct vcpu *vcpu)
@@ -96,7 +86,7 @@ void rdpmc_before_run(struct vcpu *vcpu)
 static int load_segment(struct vcpu *vcpu, const struct kvm_sregs *s, uint16_t sel,
 			struct kvm_segment *seg)
 {
-	struct paging_state ps = paging_of(s);
+	struct paging_state ps = sregs_paging(s);
 	uint64_t d;
 
 	if ((sel & ~7u) == 0 || (sel & 4) || (sel | 7u) > s->gdt.limit ||
@@ -128,7 +118,7 @@ struct gp_frame {
 static int rdpmc_complete(struct vcpu *vcpu, struct kvm_regs *r, struct kvm_sregs *s,
 			  const struct gp_frame *f)
 {
-	struct paging_state ps = paging_of(s);
+	struct paging_state ps = sregs_paging(s);
 	unsigned int cpl = f->cs & 3;
 	struct kvm_segment cs = s->cs, ss = s->ss;
 	uint8_t insn[2];
@@ -138,7 +128,7 @@ static int rdpmc_complete(struct vcpu *vcpu, struct kvm_regs *r, struct kvm_sreg
 	    guest_linear_read(&vcpu->vm->mem, &ps, f->rip, insn, sizeof(insn)) ||
 	    insn[0] != 0x0f || insn[1] != 0x33)
 		return -EINVAL;
-	if (cpl > 0 && !(s->cr4 & CR4_PCE))
+	if (cpl > 0 && !(s->cr4 & X86_CR4_PCE))
 		return -EINVAL;		/* the #GP is real (SDM vol. 2 RDPMC) */
 	if (vpmu_rdpmc(&vcpu->pmu, (uint32_t)r->rcx, &val))
 		return -EINVAL;
@@ -186,7 +176,7 @@ bool rdpmc_debug_exit(struct vcpu *vcpu)
 		return false;
 	if (vcpu_state(vcpu, &r, &s))
 		return false;
-	ps = paging_of(s);
+	ps = sregs_paging(s);
 	if (guest_linear_read(&vcpu->vm->mem, &ps, r->rsp, &f, sizeof(f)) ||
 	    rdpmc_complete(vcpu, r, s, &f)) {
 		/* Not ours: the guest's own handler runs, without a second stop here. */

@@ -221,22 +221,33 @@ uint64_t vpmu_events_to_overflow(const struct vpmu *pmu, enum pmu_arch_event ev,
 	return d;
 }
 
-bool vpmu_counts_event(const struct vpmu *pmu, enum pmu_arch_event ev)
+uint32_t vpmu_counted_events(const struct vpmu *pmu)
 {
+	uint32_t mask = 0;
 	unsigned int i, cpl;
+	enum pmu_arch_event ev;
 
-	if (!event_available(pmu, ev))
-		return false;
 	/* CPL 1..3 all take the USR path, so 0 and 3 cover every filter. */
 	for (cpl = 0; cpl <= 3; cpl += 3) {
-		for (i = 0; i < pmu->cfg.nr_gp; i++)
-			if (gp_advance(pmu, i, ev, cpl) != ADV_NONE)
-				return true;
-		for (i = 0; i < pmu->cfg.nr_fixed; i++)
-			if (fixed_advance(pmu, i, ev, cpl) != ADV_NONE)
-				return true;
+		for (i = 0; i < pmu->cfg.nr_gp; i++) {
+			if (!(pmu->gp[i].ctl & EVTSEL_EN))
+				continue;	/* the common case, before decoding */
+			ev = vpmu_gp_event(pmu, i);
+			if (event_available(pmu, ev) && gp_advance(pmu, i, ev, cpl) != ADV_NONE)
+				mask |= 1u << ev;
+		}
+		for (i = 0; i < pmu->cfg.nr_fixed; i++) {
+			ev = vpmu_fixed_event(i);
+			if (event_available(pmu, ev) && fixed_advance(pmu, i, ev, cpl) != ADV_NONE)
+				mask |= 1u << ev;
+		}
 	}
-	return false;
+	return mask;
+}
+
+bool vpmu_counts_event(const struct vpmu *pmu, enum pmu_arch_event ev)
+{
+	return event_available(pmu, ev) && (vpmu_counted_events(pmu) & (1u << ev));
 }
 
 bool vpmu_take_pmi(struct vpmu *pmu)

@@ -153,6 +153,9 @@ uint64_t vpmu_events_to_overflow(const struct vpmu *pmu, enum pmu_arch_event ev,
 /* True if any enabled counter counts `ev` at some privilege level. */
 bool vpmu_counts_event(const struct vpmu *pmu, enum pmu_arch_event ev);
 
+/* Bit ev set for every event some enabled counter counts (one pass: the run loop's test). */
+uint32_t vpmu_counted_events(const struct vpmu *pmu);
+
 /*
  * A PMI request from outside the counters (e.g. the PEBS threshold, which
  * sets GLOBAL_STATUS bit 62): ORs `status` into GLOBAL_STATUS, requests a
