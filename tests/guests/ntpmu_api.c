@@ -224,59 +224,82 @@ static void hal_overflow(struct pmu_cfg *cfg)
 	GUEST_ASSERT_EQ(HalFreeHardwareCounters(h), STATUS_INVALID_PARAMETER);
 }
 
-/* Thread profiling: A's counts exclude B's work. */
-static void profiling(void)
+/*
+ * The running thread's "events" on GP1: its event select stays 0, so GP1
+ * changes only when the thread adds to it here, and each thread's total is
+ * known exactly.  The legacy alias sign-extends bit 31 (kvm-vpmu spec 1.2), which
+ * the values used (within 2^31 of 0) keep.
+ */
+static void thread_events(uint64_t n)
 {
-	HARDWARE_COUNTER cfg[2] = {
+	wrmsr(MSR_IA32_PMC0 + 1, (uint32_t)(rdmsr(MSR_IA32_PMC0 + 1) + n));
+}
+
+/* Thread profiling: A's counts exclude B's work; the reads are RDPMCs at CPL3. */
+static void profiling(struct pmu_cfg *pc)
+{
+	HARDWARE_COUNTER cfg[3] = {
 		{ .Type = PMCCounter, .Index = 0 },
 		{ .Type = PMCCounter, .Index = 0x40000001 },
+		{ .Type = PMCCounter, .Index = 1 },
 	};
 	struct user_read ra = { 0 }, rb = { 0 };
-	uint64_t raw0, raw1, probe;
+	uint64_t raw0, raw1;
 	HANDLE ha, hb;
 	BOOLEAN on;
 
-	GUEST_ASSERT_EQ(KeSetHardwareCounterConfiguration(cfg, 2), STATUS_SUCCESS);
+	GUEST_ASSERT_EQ(KeSetHardwareCounterConfiguration(cfg, 3), STATUS_SUCCESS);
 	wrmsr(MSR_IA32_PMC0, 0);
 	wrmsr(MSR_IA32_PERFEVTSEL0, PMU_EVENT_CORE_CYCLES | EVTSEL_EN | EVTSEL_USR | EVTSEL_OS);
 	wrmsr(MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_OS(1) | FIXED_CTRL_USR(1));
 	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, BIT_ULL(0) | GLOBAL_CTRL_FIXED(1));
+	/* GP1 starts 0x800 below its wrap: B's window crosses 2^gp_width and 2^32. */
+	wrmsr(MSR_IA32_PMC0 + 1, (uint32_t)-0x800);
+	GUEST_ASSERT_EQ(rdmsr(MSR_IA32_PMC0 + 1), -0x800ull & width_mask(pc->gp_width));
 	raw0 = rdmsr(MSR_IA32_PMC0);
 
 	GUEST_ASSERT_EQ(EnableThreadProfiling(NtCurrentThread(), THREAD_PROFILING_FLAG_DISPATCH,
-					      0x3, &ha), ERROR_SUCCESS);
-	GUEST_ASSERT_EQ(EnableThreadProfiling(&thread_b, 0, 0x3, &hb), ERROR_INVALID_PARAMETER);
+					      0x7, &ha), ERROR_SUCCESS);
+	GUEST_ASSERT_EQ(EnableThreadProfiling(&thread_b, 0, 0x5, &hb), ERROR_INVALID_PARAMETER);
 	GUEST_ASSERT_EQ(QueryThreadProfiling(&thread_a, &on), ERROR_SUCCESS);
 	GUEST_ASSERT_EQ(on, TRUE);
 	rt_run_user(user_spin, 2000000);
+	thread_events(1000);
 	switch_to(&thread_b);
-	GUEST_ASSERT_EQ(EnableThreadProfiling(NtCurrentThread(), 0, 0x1, &hb), ERROR_SUCCESS);
+	GUEST_ASSERT_EQ(EnableThreadProfiling(NtCurrentThread(), 0, 0x5, &hb), ERROR_SUCCESS);
 	rt_run_user(user_spin, 6000000);
+	thread_events(3000);
 	switch_to(&thread_a);
 	rt_run_user(user_spin, 2000000);
+	thread_events(500);
 
-	if (rdpmc_safe(0, &probe)) {
-		/* pmuvm does not emulate RDPMC yet (shared/platform-notes.md). */
-		printf("ntpmu: RDPMC faults in this VM: counter reads not checked\n");
-	} else {
-		rt_run_user(user_read, (uint64_t)&ra);
-		switch_to(&thread_b);
-		rt_run_user(user_read, (uint64_t)&rb);
-		switch_to(&thread_a);
-		raw1 = rdmsr(MSR_IA32_PMC0);
-		printf("ntpmu: A cycles=%llu fixed=%llu switches=%u; B cycles=%llu; raw=%llu\n",
-		       (unsigned long long)ra.pd.HwCounters[0].Value,
-		       (unsigned long long)ra.pd.HwCounters[1].Value,
-		       ra.pd.ContextSwitchCount, (unsigned long long)rb.pd.HwCounters[0].Value,
-		       (unsigned long long)(raw1 - raw0));
-		GUEST_ASSERT_EQ(ra.err, ERROR_SUCCESS);
-		GUEST_ASSERT_EQ(rb.err, ERROR_SUCCESS);
-		GUEST_ASSERT_EQ(ra.pd.HwCountersCount, 2);
-		GUEST_ASSERT_EQ(ra.pd.ContextSwitchCount, 1);
-		GUEST_ASSERT(ra.pd.HwCounters[0].Value > 0 && rb.pd.HwCounters[0].Value > 0);
-		/* Each window is counted once: A's total never includes B's. */
-		GUEST_ASSERT(ra.pd.HwCounters[0].Value + rb.pd.HwCounters[0].Value <= raw1 - raw0);
-	}
+	ra.h = ha;
+	rb.h = hb;
+	rt_run_user(user_read, (uint64_t)&ra);
+	switch_to(&thread_b);
+	rt_run_user(user_read, (uint64_t)&rb);
+	switch_to(&thread_a);
+	raw1 = rdmsr(MSR_IA32_PMC0);
+	printf("ntpmu: A cycles=%llu fixed=%llu switches=%u; B cycles=%llu; raw=%llu\n",
+	       (unsigned long long)ra.pd.HwCounters[0].Value,
+	       (unsigned long long)ra.pd.HwCounters[1].Value,
+	       ra.pd.ContextSwitchCount, (unsigned long long)rb.pd.HwCounters[0].Value,
+	       (unsigned long long)(raw1 - raw0));
+	printf("ntpmu: thread events A=%llu B=%llu\n",
+	       (unsigned long long)ra.pd.HwCounters[2].Value,
+	       (unsigned long long)rb.pd.HwCounters[2].Value);
+	GUEST_ASSERT_EQ(ra.err, ERROR_SUCCESS);
+	GUEST_ASSERT_EQ(rb.err, ERROR_SUCCESS);
+	GUEST_ASSERT_EQ(ra.pd.HwCountersCount, 3);
+	GUEST_ASSERT_EQ(rb.pd.HwCountersCount, 3);
+	GUEST_ASSERT_EQ(ra.pd.ContextSwitchCount, 1);
+	GUEST_ASSERT_EQ(ra.pd.HwCounters[2].Value, 1500);
+	GUEST_ASSERT_EQ(rb.pd.HwCounters[2].Value, 3000);
+	GUEST_ASSERT_EQ(rb.pd.HwCounters[1].Value, 0);	/* not requested by B */
+	GUEST_ASSERT(ra.pd.HwCounters[0].Value > 0 && ra.pd.HwCounters[1].Value > 0 &&
+		     rb.pd.HwCounters[0].Value > 0);
+	/* Each window is counted once: A's total never includes B's. */
+	GUEST_ASSERT(ra.pd.HwCounters[0].Value + rb.pd.HwCounters[0].Value <= raw1 - raw0);
 	GUEST_ASSERT_EQ(DisableThreadProfiling(hb), ERROR_INVALID_HANDLE);
 	GUEST_ASSERT_EQ(DisableThreadProfiling(ha), ERROR_SUCCESS);
 	switch_to(&thread_b);
@@ -299,7 +322,7 @@ int main(void)
 		return no_pmu();
 	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_gp >= 3 && cfg.nr_fixed >= 2);
 	hal_overflow(&cfg);
-	profiling();
+	profiling(&cfg);
 	test_ok("ntpmu_api");
 	return 0;
 }

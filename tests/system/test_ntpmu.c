@@ -1,6 +1,7 @@
 /*
  * The ntpmu guest (tests/guests/ntpmu_api.c): under pmuvm the calls work on
- * the virtual PMU (HAL overflow handler from a real PMI, thread profiling);
+ * the virtual PMU (HAL overflow handler from a real PMI, thread profiling
+ * read with RDPMC at CPL3);
  * under plain QEMU/KVM on this host (no PMU) the configuration call answers
  * STATUS_NOT_IMPLEMENTED and the guest says so cleanly.
  */
@@ -20,6 +21,8 @@ START_TEST(test_ntpmu_under_pmuvm)
 	ck_assert_msg(strstr(r.out, "ntpmu: pmu version 5, 8 gp counters, 3 fixed counters\n"),
 		      "%s", r.out);
 	ck_assert_msg(strstr(r.out, "ntpmu: overflow handler calls=1 bits=0x4\n"), "%s", r.out);
+	/* Per-thread totals read by RDPMC at CPL3 (pmuvm emulates it). */
+	ck_assert_msg(strstr(r.out, "ntpmu: thread events A=1500 B=3000\n"), "%s", r.out);
 	ck_assert_msg(strstr(r.out, "ok - ntpmu_api\n"), "%s", r.out);
 	pmuvm_result_free(&r);
 }

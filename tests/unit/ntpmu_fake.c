@@ -29,7 +29,7 @@ static int fake_rdpmc(void *ctx, uint32_t ecx, uint64_t *val)
 		f->rdpmc_hook = NULL;
 		hook(f);
 	}
-	if (f->user_mode && !f->pce[f->cur])
+	if (f->user_mode && !f->in_switch && !f->lock_depth && !f->pce[f->cur])
 		return 13;
 	return vpmu_rdpmc(&f->pmu[f->cur], ecx, val) == VPMU_OK ? 0 : 13;
 }
@@ -210,7 +210,9 @@ void fake_switch(struct fake_platform *f, unsigned int cpu, struct fake_thread *
 {
 	ck_assert_uint_lt(cpu, f->nr_cpus);
 	f->cur = cpu;
+	f->in_switch = true;
 	ntpmu_context_switch(f->running[cpu], next);
+	f->in_switch = false;
 	f->running[cpu] = next;
 }
 

@@ -29,7 +29,12 @@ struct fake_platform {
 	struct fake_thread *running[FAKE_MAX_CPUS];
 	bool pce[FAKE_MAX_CPUS];		/* CR4.PCE */
 	unsigned int pce_writes;
-	bool user_mode;				/* RDPMC from CPL3: needs PCE */
+	/*
+	 * The reader runs at CPL3: its RDPMC needs PCE.  The kernel's own
+	 * reads (under the lock, or in the switch hook) are at CPL0.
+	 */
+	bool user_mode;
+	bool in_switch;
 	uint64_t tsc;
 
 	struct fake_thread *threads[FAKE_MAX_THREADS];

@@ -361,6 +361,37 @@ START_TEST(test_thread_user_rdpmc)
 }
 END_TEST
 
+/*
+ * The kernel reads the counters at CPL0 whatever CR4.PCE says: at enable
+ * (PCE still off) and when the thread is switched in (PCE is set after).
+ * A fake that let those reads fault hid it: Start stayed 0, which matched
+ * the counter only because nothing had counted yet.
+ */
+START_TEST(test_thread_kernel_reads_without_pce)
+{
+	PERFORMANCE_DATA pd;
+	HANDLE ha;
+
+	f.user_mode = true;
+	fake_switch(&f, 0, &a);
+	fake_work(&f, PMU_EV_INSTRUCTIONS, 1000);	/* before enabling: not A's */
+	ck_assert(!f.pce[0]);
+	ha = enable(0, 0x1);
+	fake_work(&f, PMU_EV_INSTRUCTIONS, 5);
+	pd = read_all(ha);
+	ck_assert_uint_eq(pd.HwCounters[0].Value, 5);
+
+	fake_switch(&f, 0, &b);
+	ck_assert(!f.pce[0]);
+	fake_work(&f, PMU_EV_INSTRUCTIONS, 100);	/* B's */
+	fake_switch(&f, 0, &a);
+	fake_work(&f, PMU_EV_INSTRUCTIONS, 7);
+	pd = read_all(ha);
+	ck_assert_uint_eq(pd.HwCounters[0].Value, 12);
+	ck_assert_uint_eq(DisableThreadProfiling(ha), ERROR_SUCCESS);
+}
+END_TEST
+
 /* Preempts the reader once: A out, B runs 1000 instructions, A back in. */
 static void preempt_reader(struct fake_platform *p)
 {
@@ -466,6 +497,7 @@ static Suite *ntpmu_thread_suite(void)
 	tcase_add_test(tc, test_thread_one_application);
 	tcase_add_test(tc, test_thread_disable_checks);
 	tcase_add_test(tc, test_thread_user_rdpmc);
+	tcase_add_test(tc, test_thread_kernel_reads_without_pce);
 	tcase_add_test(tc, test_thread_read_retries);
 	tcase_add_test(tc, test_thread_empty_config_and_absent_counters);
 	tcase_add_test(tc, test_thread_exit_without_disable);
