@@ -102,6 +102,7 @@ int main(void)
 	uint64_t sum[2] = { 0, 0 };
 
 	GUEST_ASSERT(cpus >= 1 && cpus <= 2);
+	printf("ntpmu_threads: %d cpus\n", cpus);
 	ntpmu_rt_init();
 	rt_sched_start_all();
 	GUEST_ASSERT_EQ(KeSetHardwareCounterConfiguration(cfg, 1), STATUS_SUCCESS);

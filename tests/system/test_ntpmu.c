@@ -3,11 +3,13 @@
  * the virtual PMU (HAL overflow handler from a real PMI, thread profiling
  * read with RDPMC at CPL3);
  * under plain QEMU/KVM on this host (no PMU) the configuration call answers
- * STATUS_NOT_IMPLEMENTED and the guest says so cleanly.
+ * STATUS_NOT_IMPLEMENTED and the guest says so cleanly.  And
+ * tests/guests/ntpmu_threads.c: profiling on the runtime's real threads.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "expect.h"
 #include "pmuvm_run.h"
 #include "suite.h"
 
@@ -66,6 +68,31 @@ START_TEST(test_ntpmu_under_qemu_kvm)
 }
 END_TEST
 
+/* Thread profiling on the runtime's scheduler (guest-shim/ntpmu-rt), 1 and 2 vCPUs. */
+static void run_ntpmu_threads(const char *cpus)
+{
+	struct pmuvm_result r;
+
+	pmuvm_run(&r, "--cpus", cpus, "--timeout", "60", guest_path("ntpmu_threads"));
+	expect_guest_pass(&r, "ntpmu_threads");
+	expect_guest_ok(&r, "ntpmu thread profiling on the runtime");
+	pmuvm_result_free(&r);
+}
+
+START_TEST(test_ntpmu_threads_one_cpu)
+{
+	REQUIRE_KVM();
+	run_ntpmu_threads("1");
+}
+END_TEST
+
+START_TEST(test_ntpmu_threads_two_cpus)
+{
+	REQUIRE_KVM();
+	run_ntpmu_threads("2");
+}
+END_TEST
+
 static Suite *ntpmu_system_suite(void)
 {
 	Suite *s = suite_create("ntpmu");
@@ -75,6 +102,8 @@ static Suite *ntpmu_system_suite(void)
 	tcase_add_test(tc, test_ntpmu_under_pmuvm);
 	tcase_add_test(tc, test_ntpmu_pmuvm_without_pmu);
 	tcase_add_test(tc, test_ntpmu_under_qemu_kvm);
+	tcase_add_test(tc, test_ntpmu_threads_one_cpu);
+	tcase_add_test(tc, test_ntpmu_threads_two_cpus);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -9,6 +9,9 @@
  * (a few microseconds per exit), and each interval between two exits is
  * attributed entirely to the CPL seen at the exit that ends it, so OS/USR
  * filtering is exact only for intervals that do not change privilege level.
+ * Guest interrupts and exceptions switch CPL without an exit, so while a
+ * cycle counter filters on OS/USR the timer also cuts intervals every
+ * CLOCK_CPL_SAMPLE_NS: the attribution is then right to within that grain.
  * The typical such interval is a PMI handler's return: from its last MSR
  * exit (CPL0) back into the interrupted user code until the next exit
  * (CPL3), so the tail of the handler counts as user time; on a kvm_pvm host,
@@ -36,6 +39,12 @@
 
 /* Never arm closer than this: an exit costs about 10 us anyway. */
 #define CLOCK_MIN_ARM_NS	2000ULL
+/*
+ * While a cycle event counts at only one of OS and USR, intervals are cut
+ * at least this often so that each is attributed to a CPL observed within
+ * it (about 1% of a vCPU in exits; only while such a counter is enabled).
+ */
+#define CLOCK_CPL_SAMPLE_NS	1000000ULL
 
 static uint64_t thread_cpu_ns(void)
 {
@@ -122,6 +131,13 @@ static uint64_t events_to_overflow_any_cpl(const struct vpmu *pmu, enum pmu_arch
 	return min_u64(vpmu_events_to_overflow(pmu, ev, 0), vpmu_events_to_overflow(pmu, ev, 3));
 }
 
+/* Some counter counts `ev` at OS but not USR or the other way round. */
+static bool cpl_filtered(const struct vpmu *pmu, enum pmu_arch_event ev)
+{
+	return (vpmu_events_to_overflow(pmu, ev, 0) == UINT64_MAX) !=
+	       (vpmu_events_to_overflow(pmu, ev, 3) == UINT64_MAX);
+}
+
 static void clock_before_run(struct vcpu *vcpu)
 {
 	struct pmu_clock *c = &vcpu->clock;
@@ -133,6 +149,9 @@ static void clock_before_run(struct vcpu *vcpu)
 		ns = cycles_to_ns(core, c->core_khz, c->core_rem);
 	if (ref != UINT64_MAX)
 		ns = min_u64(ns, cycles_to_ns(ref, c->ref_khz, c->ref_rem));
+	if (cpl_filtered(&vcpu->pmu, PMU_EV_CORE_CYCLES) ||
+	    cpl_filtered(&vcpu->pmu, PMU_EV_REF_CYCLES))
+		ns = min_u64(ns, CLOCK_CPL_SAMPLE_NS);
 	if (c->timer_created)
 		clock_arm(c, ns);
 	c->run_start_ns = thread_cpu_ns();
