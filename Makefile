@@ -4,6 +4,7 @@
 #   make run        build and boot the demo guest (installs missing packages first)
 #   make check      build and run every test (installs missing packages first)
 #   make coverage   branch coverage of the vPMU model
+#   make compare    the compare guest under QEMU/KVM and under pmuvm, side by side
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make V=1        show the commands; WERROR=0 to not fail on warnings
 #   make SANITIZE=1 ASan+UBSan build of pmuvm and the hosted tests (under build/asan)
@@ -173,6 +174,13 @@ unit: $(UNIT_BIN)
 system: test-bins
 	PMUVM=$(PMUVM) GUEST_DIR=$(O)/guests $(SYSTEM_BIN)
 
+# QEMU/KVM and pmuvm side by side on the compare guest (README).
+.PHONY: compare
+compare:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	@scripts/pmuvm-compare --pmuvm $(PMUVM) --guest $(O)/guests/compare.elf
+
 coverage:
 	@$(MAKE) --no-print-directory O=build/coverage COVERAGE=1 build/coverage/tests/unit-tests
 	@find build/coverage -name '*.gcda' -delete
@@ -183,6 +191,11 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/pmuvm/guests
 	install -m 0755 $(PMUVM) $(DESTDIR)$(PREFIX)/bin/pmuvm
 	install -m 0644 $(GUEST_ELFS) $(DESTDIR)$(PREFIX)/share/pmuvm/guests/
+	install -d $(DESTDIR)$(PREFIX)/share/pmuvm/qemu-configs/libvirt
+	install -m 0644 qemu-configs/*.cfg $(DESTDIR)$(PREFIX)/share/pmuvm/qemu-configs/
+	install -m 0755 qemu-configs/qemu-run $(DESTDIR)$(PREFIX)/share/pmuvm/qemu-configs/
+	install -m 0644 qemu-configs/libvirt/*.xml $(DESTDIR)$(PREFIX)/share/pmuvm/qemu-configs/libvirt/
+	install -m 0755 qemu-configs/libvirt/mkdomain $(DESTDIR)$(PREFIX)/share/pmuvm/qemu-configs/libvirt/
 
 clean:
 	rm -rf build

@@ -28,6 +28,7 @@ START_TEST(test_qemu_kvm_has_no_pmu_pmuvm_does)
 	 */
 	cmd_run_args(&q, "qemu-system-x86_64", "-machine", "pc", "-accel", "kvm",
 		     "-cpu", "qemu64,+x2apic,pmu=on", "-m", "256", "-nographic", "-no-reboot",
+		     "-bios", "qboot.rom",	/* SeaBIOS takes ~15 s here (qemu-configs/) */
 		     "-kernel", guest_path("demo"),
 		     "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04");
 	ck_assert_msg(q.status == 1, "QEMU status %d\n%s\n%s", q.status, q.out, q.err);
