@@ -52,6 +52,7 @@ START_TEST(test_ntpmu_under_qemu_kvm)
 		return;
 	}
 	cmd_run_args(&q, "qemu-system-x86_64", "-machine", "pc", "-accel", "kvm",
+		     "-bios", "qboot.rom",	/* SeaBIOS takes ~15 s here (qemu-configs/) */
 		     "-cpu", "qemu64,+x2apic,pmu=on", "-m", "256", "-nographic", "-no-reboot",
 		     "-kernel", guest_path("ntpmu_api"),
 		     "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04");
