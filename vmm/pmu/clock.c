@@ -42,9 +42,9 @@
 /*
  * While a cycle event counts at only one of OS and USR, intervals are cut
  * at least this often so that each is attributed to a CPL observed within
- * it (about 1% of a vCPU in exits; only while such a counter is enabled).
+ * it (250 exits/s; only while such a counter is enabled).
  */
-#define CLOCK_CPL_SAMPLE_NS	1000000ULL
+#define CLOCK_CPL_SAMPLE_NS	4000000ULL
 
 static uint64_t thread_cpu_ns(void)
 {
