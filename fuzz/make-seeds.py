@@ -38,6 +38,9 @@ def multiboot():
         "two-segments-modules": bytes([5, 16, 2, 0x84]) +
         elf32([(0x100000, CODE, 0x1000), (0x200000, CODE * 4, 0x2000)], 0x200004),
         "low-segment": bytes([1, 0, 1, 0x01]) + elf32([(0x1000, CODE, 0x1000)], 0x1000),
+        # With [0] = 0 the low RAM is exactly 2 MiB: BSS up to its last byte.
+        "segment-at-ram-end": bytes([0, 0, 0, 0]) +
+        elf32([(0x1FF000, CODE, 0x1000)], 0x1FF000),
     }
 
 
