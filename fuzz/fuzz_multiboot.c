@@ -13,6 +13,7 @@
  * stays the same: allocating megabytes per run would dominate the time.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@
 #define PREFIX		4
 #define KIB		1024ULL
 
-static void check(int ok, const char *what)
+static void check(bool ok, const char *what)
 {
 	if (!ok) {
 		fprintf(stderr, "fuzz_multiboot: invariant violated: %s\n", what);

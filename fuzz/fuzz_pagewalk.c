@@ -18,6 +18,7 @@
  * replay on a copy of RAM changes.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,7 @@
 #define EFER_LMA	(1ULL << 10)
 #define MAX_LEN		(3 * PAGE)
 
-static void check(int ok, const char *what)
+static void check(bool ok, const char *what)
 {
 	if (!ok) {
 		fprintf(stderr, "fuzz_pagewalk: invariant violated: %s\n", what);

@@ -23,6 +23,7 @@
  * 32/33, PT and SGX for GLOBAL_STATUS 55/60, BTS for DEBUGCTL 6-10) the
  * choice is noted at the mask.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,7 @@
 
 #define MASK(w)		((w) >= 64 ? ~0ULL : BIT_ULL(w) - 1)
 
-static void check(int ok, const char *what, uint32_t msr)
+static void check(bool ok, const char *what, uint32_t msr)
 {
 	if (!ok) {
 		fprintf(stderr, "fuzz_vpmu_msr: invariant violated: %s (msr 0x%x)\n", what, msr);
@@ -70,6 +71,7 @@ static uint64_t u64(struct cursor *c, unsigned int bytes)
 struct enumeration {
 	unsigned int version, nr_gp, gp_width, fixed_width;
 	uint32_t fixed;			/* bitmap of fixed counters that exist */
+	uint32_t events;		/* architectural events available (~EBX) */
 	bool anythread;			/* EVTSEL 21 / FIXED_CTR_CTRL 4i+2 usable */
 	bool pdcm, ds;
 	uint64_t perf_caps;
@@ -90,6 +92,7 @@ static void enumerate(struct vpmu *pmu, struct enumeration *e)
 	if (e->version) {
 		e->nr_gp = CPUID_0A_EAX_NR_GP(eax);
 		e->gp_width = CPUID_0A_EAX_GP_WIDTH(eax);
+		e->events = ~ebx & (uint32_t)MASK(CPUID_0A_EAX_EVLEN(eax));
 	}
 	if (e->version > 1) {
 		/* Fixed counter i exists if ECX[i] (v5+) or EDX[4:0] > i. */
@@ -309,6 +312,33 @@ static void check_msr(struct vpmu *pmu, const struct enumeration *e, uint32_t ms
 		check(val == e->perf_caps, "PERF_CAPABILITIES changed", msr);
 }
 
+/*
+ * Spec 2.1: ECX[31:16] is the type, 0 (GP) or 0x4000 (fixed); 0x6000
+ * (PERF_METRICS) only with PERF_CAPABILITIES[15]; any other type or index
+ * #GPs. Types with the legacy fast-read bit 31 may #GP or return the low
+ * 32 bits (KUT accepts both).
+ */
+static void check_rdpmc(const struct enumeration *e, uint32_t ecx, int r, uint64_t val)
+{
+	uint32_t type = ecx >> 16, idx = ecx & 0xffff;
+
+	if (type & 0x8000) {
+		check(r != VPMU_OK || !(val >> 32), "RDPMC fast read above 32 bits", ecx);
+		return;
+	}
+	if (type == 0) {
+		check((r == VPMU_OK) == (idx < e->nr_gp), "RDPMC GP index", ecx);
+		check(r != VPMU_OK || !(val & ~MASK(e->gp_width)), "RDPMC above GP width", ecx);
+	} else if (type == 0x4000) {
+		check((r == VPMU_OK) == (idx < 32 && (e->fixed & (1u << idx))),
+		      "RDPMC fixed index", ecx);
+		check(r != VPMU_OK || !(val & ~MASK(e->fixed_width)), "RDPMC above fixed width",
+		      ecx);
+	} else if (!(type == 0x6000 && e->perf_metrics)) {
+		check(r == VPMU_GP, "RDPMC of an invalid type succeeds", ecx);
+	}
+}
+
 static void check_all(struct vpmu *pmu, const struct enumeration *e)
 {
 	uint64_t val;
@@ -318,19 +348,11 @@ static void check_all(struct vpmu *pmu, const struct enumeration *e)
 	for (k = 0; k < NR_PMU_MSRS; k++)
 		check_msr(pmu, e, pmu_msrs[k]);
 
-	/* Spec 2.1: RDPMC types 0 (GP) and 0x4000 (fixed); the value is masked. */
-	for (i = 0; i <= VPMU_MAX_GP; i++) {
-		int r = vpmu_rdpmc(pmu, i, &val);
-
-		check((r == VPMU_OK) == (i < e->nr_gp), "RDPMC GP index", i);
-		check(r != VPMU_OK || !(val & ~MASK(e->gp_width)), "RDPMC above GP width", i);
-	}
-	for (i = 0; i <= VPMU_MAX_FIXED; i++) {
-		int r = vpmu_rdpmc(pmu, (uint32_t)RDPMC_FIXED | i, &val);
-
-		check((r == VPMU_OK) == !!(e->fixed & (1u << i)), "RDPMC fixed index", i);
-		check(r != VPMU_OK || !(val & ~MASK(e->fixed_width)), "RDPMC above fixed width", i);
-	}
+	for (i = 0; i <= VPMU_MAX_GP; i++)
+		check_rdpmc(e, i, vpmu_rdpmc(pmu, i, &val), val);
+	for (i = 0; i <= VPMU_MAX_FIXED; i++)
+		check_rdpmc(e, (uint32_t)RDPMC_FIXED | i,
+			    vpmu_rdpmc(pmu, (uint32_t)RDPMC_FIXED | i, &val), val);
 	/* The stored counters too, not only what the accessors return. */
 	for (i = 0; i < e->nr_gp; i++)
 		check(!(pmu->gp[i].value & ~MASK(e->gp_width)), "GP counter above its width", i);
@@ -425,6 +447,83 @@ static enum pmu_arch_event pick_event(struct cursor *c)
 	return b == PMU_EV_NR + 1 ? PMU_EV_NONE : (enum pmu_arch_event)b;
 }
 
+/* Spec 5: event select and umask of each architectural event; fixed counters 3.7. */
+static const uint64_t arch_event_sel[PMU_EV_NR] = {
+	[PMU_EV_CORE_CYCLES] = PMU_EVENT_CORE_CYCLES,
+	[PMU_EV_INSTRUCTIONS] = PMU_EVENT_INSTRUCTIONS,
+	[PMU_EV_REF_CYCLES] = PMU_EVENT_REF_CYCLES,
+	[PMU_EV_LLC_REFERENCES] = PMU_EVENT_LLC_REFERENCES,
+	[PMU_EV_LLC_MISSES] = PMU_EVENT_LLC_MISSES,
+	[PMU_EV_BRANCHES] = PMU_EVENT_BRANCHES,
+	[PMU_EV_BRANCH_MISSES] = PMU_EVENT_BRANCH_MISSES,
+	[PMU_EV_TOPDOWN_SLOTS] = PMU_EVENT_TOPDOWN_SLOTS,
+};
+static const enum pmu_arch_event fixed_event[VPMU_MAX_FIXED] = {
+	PMU_EV_INSTRUCTIONS, PMU_EV_CORE_CYCLES, PMU_EV_REF_CYCLES, PMU_EV_TOPDOWN_SLOTS,
+};
+
+static uint64_t rd(struct vpmu *pmu, uint32_t msr)
+{
+	uint64_t v = 0;
+
+	vpmu_rdmsr(pmu, msr, &v);	/* 0 where the MSR does not exist */
+	return v;
+}
+
+/*
+ * After vpmu_count(ev, n, cpl): a counter the spec 3.1 enable condition,
+ * its CPL filter or its event (spec 5, unavailable events count nothing)
+ * rules out did not move; one that did advanced by at most n (one per
+ * occurrence, spec 3.2 with c = 1); one that wrapped has its GLOBAL_STATUS
+ * bit set (spec 3.3, whatever INT says) and is reported by take_overflows.
+ */
+static void check_count(struct vpmu *before, struct vpmu *after, const struct enumeration *e,
+			enum pmu_arch_event ev, uint64_t n, unsigned int cpl)
+{
+	uint64_t ctrl = rd(before, MSR_IA32_PERF_GLOBAL_CTRL);
+	uint64_t fctrl = rd(before, MSR_IA32_FIXED_CTR_CTRL);
+	uint64_t status = rd(after, MSR_IA32_PERF_GLOBAL_STATUS);
+	bool running = !(e->version >= 4 &&
+			 (rd(before, MSR_IA32_PERF_GLOBAL_STATUS) & GLOBAL_STATUS_CTR_FRZ));
+	bool avail = ev >= 0 && ev < PMU_EV_NR && (e->events & (1u << ev));
+	unsigned int i;
+
+	for (i = 0; i < e->nr_gp; i++) {
+		uint64_t sel = rd(before, MSR_IA32_PERFEVTSEL0 + i);
+		uint64_t v0 = rd(before, MSR_IA32_PMC0 + i), v1 = rd(after, MSR_IA32_PMC0 + i);
+		bool may = avail && running && (sel & EVTSEL_EN) &&
+			   (e->version < 2 || (ctrl & BIT_ULL(i))) &&
+			   (sel & (cpl ? EVTSEL_USR : EVTSEL_OS)) &&
+			   (sel & (EVTSEL_EVENT | EVTSEL_UMASK)) == arch_event_sel[ev];
+
+		check(may || v1 == v0, "a GP counter that may not count moved", i);
+		check(v1 < v0 || v1 - v0 <= n, "a GP counter advanced by more than n", i);
+		if (v1 < v0) {
+			check(e->version < 2 || (status & BIT_ULL(i)), "GP wrap without status", i);
+			check(after->overflows & BIT_ULL(i), "GP wrap not reported", i);
+		}
+	}
+	for (i = 0; i < VPMU_MAX_FIXED; i++) {
+		uint64_t v0, v1;
+		bool may;
+
+		if (!(e->fixed & (1u << i)))
+			continue;
+		v0 = rd(before, MSR_IA32_FIXED_CTR0 + i);
+		v1 = rd(after, MSR_IA32_FIXED_CTR0 + i);
+		may = avail && running && (ctrl & GLOBAL_CTRL_FIXED(i)) &&
+		      (fctrl & (cpl ? FIXED_CTRL_USR(i) : FIXED_CTRL_OS(i))) &&
+		      fixed_event[i] == ev;
+		check(may || v1 == v0, "a fixed counter that may not count moved", 32 + i);
+		check(v1 < v0 || v1 - v0 <= n, "a fixed counter advanced by more than n", 32 + i);
+		if (v1 < v0) {
+			check(status & GLOBAL_CTRL_FIXED(i), "fixed wrap without status", 32 + i);
+			check(after->overflows & GLOBAL_CTRL_FIXED(i), "fixed wrap not reported",
+			      32 + i);
+		}
+	}
+}
+
 /*
  * vpmu_events_to_overflow() promises the first wrap after exactly d
  * occurrences: d - 1 on a copy wraps nothing, one more wraps something.
@@ -477,6 +576,7 @@ static void run_op(struct vpmu *pmu, const struct enumeration *e, struct cursor 
 		n = pick_count(c);
 		cpl = u8(c) & 3;
 		vpmu_count(pmu, ev, n, cpl);
+		check_count(&before, pmu, e, ev, n, cpl);
 		break;
 	case 3:
 		vpmu_take_pmi(pmu);
@@ -488,6 +588,7 @@ static void run_op(struct vpmu *pmu, const struct enumeration *e, struct cursor 
 		msr = (uint32_t)u64(c, 4);
 		r = vpmu_rdpmc(pmu, msr, &val);
 		check(r == VPMU_OK || r == VPMU_GP, "RDPMC return value", msr);
+		check_rdpmc(e, msr, r, val);
 		check_unchanged(&before, pmu, "RDPMC changed the model", msr);
 		break;
 	case 5:

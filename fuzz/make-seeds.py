@@ -78,6 +78,11 @@ def vpmu():
         "v2": bytes([2, 2, 32, 2, 32, 0x2, 0x07]) + ops + wrmsr(0xC1, 0xFFFFFFFF),
         "v1": bytes([1, 2, 48, 0, 48, 0, 0xFF]) + wrmsr(0x186, evtsel) + count(1, 9, 0),
         "v0": bytes([0, 0, 0, 0, 0, 0, 0]) + rdmsr(0xC1) + wrmsr(0x1A0, 1),
+        # One counter per privilege filter (OS only, USR only), counted at CPL 0, 1, 3.
+        "v4-cpl-filters": bytes([4, 2, 48, 2, 48, 0x3, 0xFF]) +
+        wrmsr(0x186, 0xC0 | 1 << 17 | 1 << 22) + wrmsr(0x187, 0xC0 | 1 << 16 | 1 << 22) +
+        wrmsr(0x38D, 0x21) + wrmsr(0x38F, 0x300000003) +
+        count(1, 3, 0) + count(1, 5, 1) + count(0, 7, 3) + count(1, 2, 3),
     }
 
 
