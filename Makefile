@@ -8,6 +8,7 @@
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make V=1        show the commands; WERROR=0 to not fail on warnings
 #   make SANITIZE=1 ASan+UBSan build of pmuvm and the hosted tests (under build/asan)
+#   make fuzz       build the libFuzzer targets (mk/fuzz.mk) and run each FUZZ_SECONDS=60
 
 SANITIZE ?= 0
 ifeq ($(SANITIZE),1)
@@ -199,6 +200,8 @@ install: all
 
 clean:
 	rm -rf build
+
+include mk/fuzz.mk
 
 ifeq ($(filter clean deps,$(MAKECMDGOALS)),)
 -include $(DEPS)

@@ -5,6 +5,9 @@ set -u
 
 PKGS="build-essential pkg-config check libsubunit-dev libzydis-dev libjson-c-dev \
 qemu-system-x86 libvirt-clients valgrind"
+# libFuzzer targets (mk/fuzz.mk): clang 14; its compiler-rt (libFuzzer, ASan,
+# UBSan runtimes) is only a Recommends, which --no-install-recommends skips.
+PKGS="$PKGS clang libclang-rt-14-dev"
 
 missing=""
 for p in $PKGS; do
