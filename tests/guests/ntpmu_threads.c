@@ -2,7 +2,8 @@
  * ntpmu thread profiling on the real runtime (guest-shim/ntpmu-rt): kernel
  * threads on every CPU, preempted by the scheduler tick, each profiling
  * itself (EnableThreadProfiling, one hardware counter: GP0 counting core
- * cycles at USR) while it spins at CPL3, then reading its own data
+ * cycles at OS and USR: the clock source splits OS from USR only at a 4 ms
+ * grain, vmm/pmu/clock.c) while it spins at CPL3, then reading its own data
  * (ReadThreadProfilingData at CPL3, as Windows does, through RDPMC).
  *
  * Checked: every call succeeds; Size/Version/HwCountersCount as asked; a
@@ -80,7 +81,7 @@ static void counters_on(void *arg)
 
 	(void)arg;
 	wrmsr(MSR_IA32_PMC0, 0);
-	wrmsr(MSR_IA32_PERFEVTSEL0, EVTSEL_EN | EVTSEL_USR | PMU_EVENT_CORE_CYCLES);
+	wrmsr(MSR_IA32_PERFEVTSEL0, EVTSEL_EN | EVTSEL_OS | EVTSEL_USR | PMU_EVENT_CORE_CYCLES);
 	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 1);
 	raw_start[cpu] = rdmsr(MSR_IA32_PMC0);
 }

@@ -149,12 +149,22 @@ static void clock_before_run(struct vcpu *vcpu)
 		ns = cycles_to_ns(core, c->core_khz, c->core_rem);
 	if (ref != UINT64_MAX)
 		ns = min_u64(ns, cycles_to_ns(ref, c->ref_khz, c->ref_rem));
+	c->run_start_ns = thread_cpu_ns();
+	/*
+	 * The CPL sample is due every CLOCK_CPL_SAMPLE_NS of CPU time whatever
+	 * other exits happen in between: those may all be at CPL0 (a guest
+	 * kernel's MSR accesses around its scheduler tick).
+	 */
 	if (cpl_filtered(&vcpu->pmu, PMU_EV_CORE_CYCLES) ||
-	    cpl_filtered(&vcpu->pmu, PMU_EV_REF_CYCLES))
-		ns = min_u64(ns, CLOCK_CPL_SAMPLE_NS);
+	    cpl_filtered(&vcpu->pmu, PMU_EV_REF_CYCLES)) {
+		if (c->cpl_sample_due <= c->run_start_ns)
+			c->cpl_sample_due = c->run_start_ns + CLOCK_CPL_SAMPLE_NS;
+		ns = min_u64(ns, c->cpl_sample_due - c->run_start_ns);
+	} else {
+		c->cpl_sample_due = 0;
+	}
 	if (c->timer_created)
 		clock_arm(c, ns);
-	c->run_start_ns = thread_cpu_ns();
 }
 
 static void clock_after_run(struct vcpu *vcpu, unsigned int cpl)

@@ -30,6 +30,7 @@ extern const struct pmu_source_ops pmu_exact_source;
 struct pmu_clock {
 	uint64_t core_khz, ref_khz;
 	uint64_t run_start_ns;		/* thread CPU time when KVM_RUN was entered */
+	uint64_t cpl_sample_due;	/* thread CPU time of the next CPL sample (clock.c) */
 	uint64_t core_rem, ref_rem;	/* sub-cycle remainders (ns x kHz units) */
 	bool timer_created, timer_armed;
 	void *timer;			/* timer_t */
