@@ -28,7 +28,7 @@ FUZZ_O := build/fuzz
 FUZZ_CORPUS ?= $(FUZZ_O)/corpus
 FUZZ_ARGS ?=
 
-FUZZ_NTPMU_TARGETS :=
+FUZZ_NTPMU_TARGETS := ntpmu_hal
 FUZZ_TARGETS ?= multiboot vpmu_msr pagewalk $(FUZZ_NTPMU_TARGETS)
 
 FUZZ_SRCS_multiboot := vmm/boot/multiboot.c vmm/mem/guest_mem.c
@@ -43,6 +43,9 @@ FUZZ_CFLAGS_vpmu_msr := -fno-sanitize-coverage=trace-cmp
 FUZZ_SRCS_pagewalk := vmm/mem/pagewalk.c vmm/mem/guest_mem.c
 # Page tables spread over the first pages of the fake RAM.
 FUZZ_ARGS_pagewalk := -max_len=32768
+
+FUZZ_SRCS_ntpmu_hal := $(sort $(wildcard guest-shim/ntpmu/*.c vmm/vpmu/*.c))
+FUZZ_ARGS_ntpmu_hal := -max_len=512
 
 comma := ,
 FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
