@@ -100,6 +100,33 @@ START_TEST(test_pebs_off_report)
 }
 END_TEST
 
+/* ntpmu's SystemProcessorProfileControlArea and PEBS reader (issue #6 item 5). */
+START_TEST(test_ntpmu_control_area)
+{
+	static const char *const lines[] = {
+		"ok - control area status codes\n", "ok - pebs profile\n", "ok - control area freed\n",
+		"ntpmu_pebs: 9 samples\n",
+	};
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--timeout", "60", guest_path("ntpmu_pebs"));
+	ck_assert_msg(r.status == GUEST_PASS, "status %d\nstdout:\n%s\nstderr:\n%s", r.status,
+		      r.out, r.err);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		ck_assert_msg(strstr(r.out, lines[i]), "missing '%s':\n%s", lines[i], r.out);
+	ck_assert_str_eq(r.err, "");
+	pmuvm_result_free(&r);
+
+	pmuvm_run(&r, "--pebs", "off", "--append", "nopebs=1", "--timeout", "60",
+		  guest_path("ntpmu_pebs"));
+	ck_assert_msg(r.status == GUEST_PASS, "--pebs off: status %d\n%s\n%s", r.status, r.out,
+		      r.err);
+	ck_assert_msg(strstr(r.out, "ok - control area not supported\n"), "%s", r.out);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 static Suite *pebs_suite(void)
 {
 	Suite *s = suite_create("pebs");
@@ -108,6 +135,7 @@ static Suite *pebs_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_pebs_formats, 3, 6);
 	tcase_add_test(tc, test_pebs_off_report);
+	tcase_add_test(tc, test_ntpmu_control_area);
 	suite_add_tcase(s, tc);
 	return s;
 }
