@@ -259,6 +259,8 @@ static void profiling(void)
 		/* pmuvm does not emulate RDPMC yet (shared/platform-notes.md). */
 		printf("ntpmu: RDPMC faults in this VM: counter reads not checked\n");
 	} else {
+		ra.h = ha;
+		rb.h = hb;
 		rt_run_user(user_read, (uint64_t)&ra);
 		switch_to(&thread_b);
 		rt_run_user(user_read, (uint64_t)&rb);
