@@ -127,6 +127,32 @@ START_TEST(test_ntpmu_control_area)
 }
 END_TEST
 
+/* The demo guest's PEBS profile: every sample in its two loops, most in the hot one. */
+START_TEST(test_demo_profile)
+{
+	unsigned int add = 0, dec = 0, jnz = 0, cold = 0, other = 99;
+	struct pmuvm_result r;
+	const char *p;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--timeout", "60", guest_path("demo"));
+	ck_assert_msg(r.status == GUEST_PASS, "status %d\n%s\n%s", r.status, r.out, r.err);
+	p = strstr(r.out, "demo: pebs profile, instructions retired every 101");
+	ck_assert_msg(p, "no profile:\n%s", r.out);
+	ck_assert_msg(sscanf(strstr(p, "add esi, ebx"), "add esi, ebx %u", &add) == 1 &&
+		      sscanf(strstr(p, "dec ebx"), "dec ebx %u", &dec) == 1 &&
+		      sscanf(strstr(p, "jnz demo_hot"), "jnz demo_hot %u", &jnz) == 1 &&
+		      sscanf(strstr(p, "cold loop"), "cold loop %u", &cold) == 1 &&
+		      sscanf(strstr(p, "elsewhere"), "elsewhere %u", &other) == 1,
+		      "unparsable profile:\n%s", p);
+	/* 1200 hot instructions, 80 cold: 11 or 12 hot samples, at most 1 cold. */
+	ck_assert_uint_ge(add + dec + jnz, 11);
+	ck_assert_uint_le(cold, 1);
+	ck_assert_uint_eq(other, 0);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 static Suite *pebs_suite(void)
 {
 	Suite *s = suite_create("pebs");
@@ -136,6 +162,7 @@ static Suite *pebs_suite(void)
 	tcase_add_loop_test(tc, test_pebs_formats, 3, 6);
 	tcase_add_test(tc, test_pebs_off_report);
 	tcase_add_test(tc, test_ntpmu_control_area);
+	tcase_add_test(tc, test_demo_profile);
 	suite_add_tcase(s, tc);
 	return s;
 }
