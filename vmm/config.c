@@ -40,6 +40,10 @@ static const char usage_text[] =
 "                         deterministic)\n"
 "  --cpi X                cycles per instruction for --cycles model (default 1.0)\n"
 "  --event-filter FILE    allow/deny list of events, as KVM_SET_PMU_EVENT_FILTER\n"
+"  --pebs on|off          DS save area and PEBS records (default on; needs\n"
+"                         --pmu-version 2 or later, else off)\n"
+"  --pebs-format 3|4|5    PEBS record format; 4 and 5 are adaptive (baseline)\n"
+"                         (default 4)\n"
 "\n"
 "  -h, --help             this text;  --version  print the version\n"
 "\n"
@@ -51,7 +55,7 @@ enum {
 	OPT_MEM = 256, OPT_CPUS, OPT_APPEND, OPT_MODULE, OPT_SERIAL, OPT_TIMEOUT,
 	OPT_REPORT, OPT_PROFILE, OPT_PMU_VERSION, OPT_GP_COUNTERS, OPT_GP_WIDTH,
 	OPT_FIXED_COUNTERS, OPT_FULL_WIDTH, OPT_CPU_MHZ, OPT_CYCLES, OPT_CPI, OPT_VERSION,
-	OPT_EVENT_FILTER,
+	OPT_EVENT_FILTER, OPT_PEBS, OPT_PEBS_FORMAT,
 };
 
 static const struct option long_opts[] = {
@@ -72,6 +76,8 @@ static const struct option long_opts[] = {
 	{ "cycles",		required_argument, NULL, OPT_CYCLES },
 	{ "cpi",		required_argument, NULL, OPT_CPI },
 	{ "event-filter",	required_argument, NULL, OPT_EVENT_FILTER },
+	{ "pebs",		required_argument, NULL, OPT_PEBS },
+	{ "pebs-format",	required_argument, NULL, OPT_PEBS_FORMAT },
 	{ "verbose",		no_argument,       NULL, 'v' },
 	{ "help",		no_argument,       NULL, 'h' },
 	{ "version",		no_argument,       NULL, OPT_VERSION },
@@ -172,7 +178,15 @@ static void config_defaults(struct pmuvm_config *cfg)
 /* Guest RAM above 4 GiB is supported; cap at 64 GiB of address space. */
 #define MAX_MEM_SIZE	(64ULL << 30)
 
-static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, bool *fixed_set)
+/* What the PEBS options asked for; applied once the PMU version is known. */
+struct pebs_opts {
+	bool set;		/* --pebs given */
+	bool on;
+	unsigned int format;	/* 0: default */
+};
+
+static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, bool *fixed_set,
+		     struct pebs_opts *pebs)
 {
 	double d;
 
@@ -236,6 +250,11 @@ static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, bool *f
 	case OPT_EVENT_FILTER:
 		cfg->event_filter_path = arg;
 		return 0;
+	case OPT_PEBS:
+		pebs->set = true;
+		return parse_onoff("--pebs", arg, &pebs->on);
+	case OPT_PEBS_FORMAT:
+		return parse_uint("--pebs-format", arg, 3, 5, &pebs->format);
 	case 'v':
 		log_verbosity++;
 		return 0;
@@ -245,6 +264,7 @@ static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, bool *f
 
 int config_parse(struct pmuvm_config *cfg, int argc, char **argv)
 {
+	struct pebs_opts pebs = { .on = true };
 	bool fixed_set = false;
 	int opt;
 
@@ -269,7 +289,7 @@ int config_parse(struct pmuvm_config *cfg, int argc, char **argv)
 				pr_err("unknown option '%s' (see --help)", argv[optind - 1]);
 			return -EINVAL;
 		default:
-			if (parse_one(cfg, opt, optarg, &fixed_set))
+			if (parse_one(cfg, opt, optarg, &fixed_set, &pebs))
 				return -EINVAL;
 		}
 	}
@@ -297,6 +317,26 @@ int config_parse(struct pmuvm_config *cfg, int argc, char **argv)
 		cfg->pmu.nr_gp = 0;
 		cfg->pmu.nr_fixed = 0;
 		cfg->pmu.full_width_write = false;
+	}
+	/*
+	 * PEBS needs PERF_CAPABILITIES and GLOBAL_CTRL (v2+): on by default
+	 * where it can be, an error only when asked for explicitly.
+	 */
+	if (pebs.on && cfg->pmu.version < 2) {
+		if (pebs.set || pebs.format) {
+			pr_err("--pebs: PEBS needs --pmu-version 2 or later");
+			return -EINVAL;
+		}
+		pebs.on = false;
+	}
+	if (!pebs.on && pebs.format) {
+		pr_err("--pebs-format: PEBS is off");
+		return -EINVAL;
+	}
+	cfg->pmu.pebs = pebs.on;
+	if (pebs.on) {
+		cfg->pmu.pebs_format = pebs.format ? pebs.format : 4;
+		cfg->pmu.pebs_baseline = cfg->pmu.pebs_format >= 4;
 	}
 	if (vpmu_config_validate(&cfg->pmu)) {
 		pr_err("invalid PMU configuration");

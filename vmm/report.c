@@ -93,6 +93,7 @@ static json_object *report_config(const struct pmuvm_config *cfg, const struct v
 								      "model" : "clock"));
 	if (cfg->cycles == CYCLES_MODEL)
 		json_object_object_add(p, "cpi", json_object_new_double(cfg->cpi));
+	json_object_object_add(p, "pebs_format", u64_obj(cfg->pmu.pebs ? cfg->pmu.pebs_format : 0));
 	json_object_object_add(p, "user_mode_steppable", json_object_new_boolean(vm->user_step_ok));
 	json_object_object_add(c, "pmu", p);
 	json_object_object_add(c, "event_filter", report_event_filter(cfg));
@@ -153,6 +154,22 @@ static json_object *report_vcpu_exact(const struct vcpu *vcpu)
 	return o;
 }
 
+/* PEBS assists (vmm/pebs): records written and what was dropped, and why. */
+static json_object *report_vcpu_pebs(const struct vcpu *vcpu)
+{
+	const struct pebs_stats *p = &vcpu->pebs;
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "assists", u64_obj(p->assists));
+	json_object_object_add(o, "records", u64_obj(p->records));
+	json_object_object_add(o, "skipped_full", u64_obj(p->skipped_full));
+	json_object_object_add(o, "threshold_pmis", u64_obj(p->threshold_pmis));
+	json_object_object_add(o, "dropped_noncanonical", u64_obj(p->drop_noncanonical));
+	json_object_object_add(o, "dropped_unmapped", u64_obj(p->drop_unmapped));
+	json_object_object_add(o, "dropped_not_ram", u64_obj(p->drop_not_ram));
+	return o;
+}
+
 static json_object *report_vcpu(const struct vcpu *vcpu)
 {
 	json_object *o = json_object_new_object(), *ex = json_object_new_object();
@@ -168,6 +185,7 @@ static json_object *report_vcpu(const struct vcpu *vcpu)
 	json_object_object_add(o, "exits", ex);
 	json_object_object_add(o, "pmu", report_vcpu_pmu(vcpu));
 	json_object_object_add(o, "exact", report_vcpu_exact(vcpu));
+	json_object_object_add(o, "pebs", report_vcpu_pebs(vcpu));
 	return o;
 }
 

@@ -6,6 +6,8 @@
 #include <rt.h>
 #include <pmu/cpuid.h>
 
+#include "demo.h"
+
 int main(void)
 {
 	struct cpuid_regs r;
@@ -24,5 +26,6 @@ int main(void)
 	       CPUID_0A_EAX_VERSION(r.eax), CPUID_0A_EAX_NR_GP(r.eax),
 	       CPUID_0A_EAX_GP_WIDTH(r.eax), CPUID_0A_EDX_NR_FIXED(r.edx),
 	       CPUID_0A_EDX_FIXED_WIDTH(r.edx));
+	demo_pebs_profile();
 	return 0;
 }

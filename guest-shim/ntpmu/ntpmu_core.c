@@ -63,6 +63,7 @@ void ntpmu_exit(void)
 		return;
 	ntpmu_thread_reset();
 	ntpmu_hal_reset();
+	ntpmu_pebs_reset();
 	__builtin_memset(&ntpmu, 0, sizeof(ntpmu));
 }
 

@@ -32,6 +32,9 @@ struct ntpmu_cpu_state {
 	HANDLE ovf_handle;
 	uint64_t ovf_counters;
 	bool user_rdpmc;
+	/* SystemProcessorProfileControlArea (ntpmu_pebs.c): cache-aligned area, its allocation. */
+	void *pebs_area;
+	void *pebs_alloc;
 };
 
 /* Per-thread profiling state; the block comes first: handle == &blk. */
@@ -86,6 +89,7 @@ int ntpmu_counter_bit(ULONG index);
 uint64_t ntpmu_hal_owned_any(void);
 void ntpmu_hal_reset(void);
 void ntpmu_thread_reset(void);
+void ntpmu_pebs_reset(void);
 /* The profiling state of the current thread, NULL if none; CPL3-safe. */
 struct ntpmu_thread *ntpmu_current_profile(void);
 

@@ -94,6 +94,11 @@ static const struct usage_case usage_cases[] = {
 	{ { "--cycles", "exact", "x.elf" }, "--cycles: 'exact' is not 'clock' or 'model'" },
 	{ { "--cpi", "0", "x.elf" }, "--cpi: '0' is not a number" },
 	{ { "--pmu-version", "1", "--fixed-counters", "2" }, "version 1 has no fixed counters" },
+	{ { "--pebs", "maybe", "x.elf" }, "--pebs: 'maybe' is not 'on' or 'off'" },
+	{ { "--pebs-format", "2", "x.elf" }, "--pebs-format: '2' is not a whole number from 3 to 5" },
+	{ { "--pebs-format", "6", "x.elf" }, "--pebs-format: '6'" },
+	{ { "--pmu-version=1", "--pebs", "on", "x.elf" }, "PEBS needs --pmu-version 2 or later" },
+	{ { "--pebs=off", "--pebs-format", "4", "x.elf" }, "--pebs-format: PEBS is off" },
 	{ { "--cpus", "1" }, "no guest image given" },
 	{ { "a.elf", "b.elf" }, "unexpected argument 'b.elf'" },
 };

@@ -56,7 +56,7 @@ static void expect_ok_line(const struct pmuvm_result *r, const char *name, const
 
 START_TEST(test_pmu_msr_rules)
 {
-	const char *argv[MAX_ARGS + 4];
+	const char *argv[MAX_ARGS + 6];
 	char what[256], line[256];
 	struct pmuvm_result r;
 	size_t n = 0, i, len = 0;
@@ -69,6 +69,9 @@ START_TEST(test_pmu_msr_rules)
 	}
 	if (!n)
 		snprintf(what, sizeof(what), "(default) ");
+	/* pmu_msr checks the PMU without DS/PEBS; test_pebs.c checks it with. */
+	argv[n++] = "--pebs";
+	argv[n++] = "off";
 	argv[n++] = "--timeout";
 	argv[n++] = "20";
 	argv[n++] = guest_path("pmu_msr");

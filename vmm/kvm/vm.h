@@ -13,6 +13,7 @@
 #include "kvm/guest_debug.h"
 #include "pmu/rdpmc.h"
 #include "mem/guest_mem.h"
+#include "pebs/pebs.h"
 #include "pmu/source.h"
 #include "vpmu/vpmu.h"
 
@@ -62,6 +63,7 @@ struct vcpu {
 	uint64_t pmis_nmi;
 
 	struct profile_buf *profile;	/* --profile samples */
+	struct pebs_stats pebs;		/* PEBS assists (vmm/pmu/pebs.c) */
 
 	uint64_t exits[VCPU_EXIT_NR];
 };

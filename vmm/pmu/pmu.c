@@ -6,6 +6,7 @@
 #include "kvm/kvm.h"
 #include "kvm/vcpu.h"
 #include "log.h"
+#include "pmu/pebs.h"
 #include "pmu/pmi.h"
 #include "pmu/pmu.h"
 #include "pmu/profile.h"
@@ -131,6 +132,7 @@ void pmu_after_run(struct vcpu *vcpu)
 		cpl = vcpu_cpl(vcpu);
 	for_each_source(vcpu, i)
 		pmu_sources[i]->after_run(vcpu, cpl);
+	pmu_pebs_after_run(vcpu);
 	ovf = vpmu_take_overflows(&vcpu->pmu);
 	if (ovf)
 		profile_record(vcpu, ovf);

@@ -142,6 +142,8 @@ static bool advance(struct vpmu *pmu, struct vpmu_pmc *pmc, uint64_t mask,
 	pmu->nr_overflows += 1 + ((inc - d) >> width);
 	pmu->global_status |= BIT_ULL(idx);
 	pmu->overflows |= BIT_ULL(idx);
+	/* Spec 4.2 step 1: the wrap arms PEBS; the assist comes from vmm/pebs. */
+	pmu->pebs_armed |= pmu->pebs_enable & BIT_ULL(idx);
 	return true;
 }
 

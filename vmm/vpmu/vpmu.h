@@ -82,6 +82,7 @@ struct vpmu {
 	/* Outputs for the VMM, consumed with the take_* calls. */
 	bool pmi_pending;
 	uint64_t overflows;		/* global-index bits overflowed since last take */
+	uint64_t pebs_armed;		/* PEBS counters that wrapped, awaiting their assist */
 
 	/* The operator's event filter (filter.h); NULL allows everything. */
 	const struct vpmu_filter *filter;
@@ -174,6 +175,17 @@ bool vpmu_take_pmi(struct vpmu *pmu);
 
 /* Returns and clears the global-index bits that overflowed since the last call. */
 uint64_t vpmu_take_overflows(struct vpmu *pmu);
+
+/*
+ * PEBS (spec 4.2, vmm/pebs): a wrap of a counter enabled in PEBS_ENABLE arms
+ * it; the armed set stays until the VMM performs the assist, which takes it,
+ * reloads each armed counter (clearing its GLOBAL_STATUS bit) and, at the
+ * threshold, calls vpmu_request_pmi(GLOBAL_STATUS_BUFFER_OVF).
+ */
+uint64_t vpmu_take_pebs_armed(struct vpmu *pmu);
+void vpmu_pebs_reload(struct vpmu *pmu, unsigned int idx, uint64_t value);
+/* Adaptive_Record of the counter at global index `idx` (EVTSEL 34, FIXED_CTR_CTRL 32+4i). */
+bool vpmu_pebs_adaptive(const struct vpmu *pmu, unsigned int idx);
 
 /* The architectural event a counter is programmed with (PMU_EV_NONE if none). */
 enum pmu_arch_event vpmu_gp_event(const struct vpmu *pmu, unsigned int idx);
