@@ -25,9 +25,10 @@
  *      Flags != 0, Count == 0, a counter that does not exist, Begin > End,
  *      a range across GP and fixed, a NULL or second overflow handler, a type
  *      >= ResourceTypeMax                        STATUS_INVALID_PARAMETER
- *      ExtendedCounterConfiguration (always, spec 2.2), EventBuffer (PEBS
- *      buffers are not implemented), Overflow on a version 1 PMU (no global
- *      status to tell which counter overflowed) STATUS_NOT_SUPPORTED
+ *      ExtendedCounterConfiguration (always, spec 2.2), Overflow on a
+ *      version 1 PMU (no global status to tell which counter overflowed),
+ *      EventBuffer without PEBS                 STATUS_NOT_SUPPORTED
+ *      EventBuffer: its own checks, ntpmu_evbuf.c
  *      IdentificationTag: accepted and kept
  *   7. out of memory, conflict                   STATUS_INSUFFICIENT_RESOURCES
  */
@@ -40,6 +41,8 @@ struct ntpmu_request {
 	bool overflow;
 	PPHYSICAL_COUNTER_OVERFLOW_HANDLER handler;
 	ULONG tag;
+	bool evbuf;
+	PHYSICAL_COUNTER_EVENT_BUFFER_CONFIGURATION eb;
 };
 
 static NTSTATUS parse_range(ULONG begin, ULONG end, uint64_t *counters)
@@ -69,8 +72,10 @@ static NTSTATUS parse_descriptor(const PHYSICAL_COUNTER_RESOURCE_DESCRIPTOR *d,
 	case ResourceTypeRange:
 		return parse_range(d->u.Range.Begin, d->u.Range.End, &req->counters);
 	case ResourceTypeExtendedCounterConfiguration:
-	case ResourceTypeEventBuffer:
 		return STATUS_NOT_SUPPORTED;
+	case ResourceTypeEventBuffer:
+		req->eb = d->u.EventBufferConfiguration;
+		return ntpmu_evbuf_parse(&req->eb, &req->evbuf);
 	case ResourceTypeOverflow:
 		if (!d->u.OverflowHandler || req->overflow)
 			return STATUS_INVALID_PARAMETER;
@@ -118,7 +123,8 @@ static bool conflicts(const struct ntpmu_request *req)
 
 		if (!(req->cpus >> c & 1))
 			continue;
-		if ((cs->owned & req->counters) || (req->overflow && cs->ovf_taken))
+		if ((cs->owned & req->counters) || (req->overflow && cs->ovf_taken) ||
+		    (req->evbuf && ntpmu_evbuf_conflicts(cs)))
 			return true;
 	}
 	return false;
@@ -140,6 +146,8 @@ static void commit(struct ntpmu_owner *o)
 			__atomic_store_n(&cs->ovf_handler, o->handler, __ATOMIC_RELEASE);
 			cs->ovf_taken = true;
 		}
+		if (o->evbuf)
+			__atomic_store_n(&cs->eb_owner, o, __ATOMIC_RELEASE);
 	}
 	o->next = ntpmu.owners;
 	ntpmu.owners = o;
@@ -159,6 +167,8 @@ static void release(struct ntpmu_owner *o)
 			__atomic_store_n(&cs->ovf_handler, NULL, __ATOMIC_RELEASE);
 			cs->ovf_taken = false;
 		}
+		if (o->evbuf)
+			__atomic_store_n(&cs->eb_owner, NULL, __ATOMIC_RELEASE);
 	}
 }
 
@@ -216,10 +226,17 @@ NTSTATUS NTAPI HalAllocateHardwareCounters(PGROUP_AFFINITY GroupAffinty, ULONG G
 	o->overflow = req.overflow;
 	o->handler = req.handler;
 	o->tag = req.tag;
+	o->evbuf = req.evbuf;
+	o->eb = req.eb;
+	if (o->evbuf && ntpmu_evbuf_alloc(o)) {
+		ntpmu.ops->free(ntpmu.ctx, o);
+		return STATUS_INSUFFICIENT_RESOURCES;
+	}
 
 	flags = ntpmu_lock();
 	if (conflicts(&req)) {
 		ntpmu_unlock(flags);
+		ntpmu_evbuf_free(o);
 		ntpmu.ops->free(ntpmu.ctx, o);
 		return STATUS_INSUFFICIENT_RESOURCES;
 	}
@@ -227,6 +244,8 @@ NTSTATUS NTAPI HalAllocateHardwareCounters(PGROUP_AFFINITY GroupAffinty, ULONG G
 	commit(o);
 	*CounterSetHandle = o->handle;
 	ntpmu_unlock(flags);
+	if (o->evbuf)
+		ntpmu_evbuf_install(o);
 	return STATUS_SUCCESS;
 }
 
@@ -250,6 +269,8 @@ NTSTATUS NTAPI HalFreeHardwareCounters(HANDLE CounterSetHandle)
 	ntpmu_unlock(flags);
 	if (!o)
 		return STATUS_INVALID_PARAMETER;
+	if (o->evbuf)
+		ntpmu_evbuf_remove(o);
 	ntpmu.ops->free(ntpmu.ctx, o);
 	return STATUS_SUCCESS;
 }
@@ -271,6 +292,7 @@ void ntpmu_hal_reset(void)
 
 		ntpmu.owners = o->next;
 		release(o);
+		ntpmu_evbuf_free(o);
 		ntpmu.ops->free(ntpmu.ctx, o);
 	}
 }
@@ -296,6 +318,7 @@ uint64_t ntpmu_pmi(void)
 	mine = status & cs->ovf_counters;
 	if (fn && mine)
 		fn(mine, cs->ovf_handle);
+	ntpmu_evbuf_pmi(cs, status);
 	if (ntpmu.ops->wrmsr(ntpmu.ctx, MSR_IA32_PERF_GLOBAL_OVF_CTRL, status))
 		ntpmu.ops->wrmsr(ntpmu.ctx, MSR_IA32_PERF_GLOBAL_OVF_CTRL, status & ntpmu.present);
 	return status;

@@ -3,6 +3,7 @@
 #define NTPMU_INTERNAL_H
 
 #include "nt/ntddk.h"
+#include "nt/ntexapi.h"
 #include "nt/ntrtl.h"
 #include "ntpmu_platform.h"
 
@@ -22,6 +23,16 @@ struct ntpmu_owner {
 	bool overflow;			/* owns the overflow interrupt */
 	PPHYSICAL_COUNTER_OVERFLOW_HANDLER handler;
 	ULONG tag;
+	/* ResourceTypeEventBuffer (ntpmu_evbuf.c): a PEBS buffer per processor. */
+	bool evbuf;
+	PHYSICAL_COUNTER_EVENT_BUFFER_CONFIGURATION eb;
+	ULONG eb_entry_size;
+	struct ntpmu_evbuf *eb_cpu;	/* the buffers, per processor */
+};
+
+struct ntpmu_evbuf {
+	void *alloc[NTPMU_MAX_CPUS];
+	PEBS_DS_SAVE_AREA64 *ds[NTPMU_MAX_CPUS];
 };
 
 struct ntpmu_cpu_state {
@@ -35,6 +46,7 @@ struct ntpmu_cpu_state {
 	/* SystemProcessorProfileControlArea (ntpmu_pebs.c): cache-aligned area, its allocation. */
 	void *pebs_area;
 	void *pebs_alloc;
+	struct ntpmu_owner *eb_owner;	/* the HAL event-buffer owner, read by the PMI */
 };
 
 /* Per-thread profiling state; the block comes first: handle == &blk. */
@@ -90,6 +102,15 @@ uint64_t ntpmu_hal_owned_any(void);
 void ntpmu_hal_reset(void);
 void ntpmu_thread_reset(void);
 void ntpmu_pebs_reset(void);
+
+/* HAL event buffers (ntpmu_evbuf.c). */
+NTSTATUS ntpmu_evbuf_parse(const PHYSICAL_COUNTER_EVENT_BUFFER_CONFIGURATION *c, bool *taken);
+int ntpmu_evbuf_alloc(struct ntpmu_owner *o);
+void ntpmu_evbuf_free(struct ntpmu_owner *o);
+bool ntpmu_evbuf_conflicts(const struct ntpmu_cpu_state *cs);
+void ntpmu_evbuf_install(struct ntpmu_owner *o);
+void ntpmu_evbuf_remove(struct ntpmu_owner *o);
+void ntpmu_evbuf_pmi(struct ntpmu_cpu_state *cs, uint64_t status);
 /* The profiling state of the current thread, NULL if none; CPL3-safe. */
 struct ntpmu_thread *ntpmu_current_profile(void);
 

@@ -50,6 +50,10 @@ static NTSTATUS area_allocate(PSYSTEM_PROCESSOR_PROFILE_CONTROL_AREA s)
 	} else if (cpu->pebs_area) {
 		s->ProcessorProfileControlArea = cpu->pebs_area;
 		status = STATUS_ADDRESS_ALREADY_EXISTS;
+	} else if (cpu->eb_owner) {
+		/* A HAL event buffer owns this processor's DS area (ntpmu_evbuf.c). */
+		s->ProcessorProfileControlArea = NULL;
+		status = STATUS_INSUFFICIENT_RESOURCES;
 	} else if (ntpmu.ops->wrmsr(ntpmu.ctx, MSR_IA32_DS_AREA, (uintptr_t)area)) {
 		s->ProcessorProfileControlArea = NULL;
 		status = STATUS_NOT_SUPPORTED;

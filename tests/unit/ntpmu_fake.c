@@ -180,12 +180,21 @@ const struct ntpmu_platform_ops fake_ops = {
 
 void fake_init(struct fake_platform *f, unsigned int version, unsigned int nr_cpus)
 {
+	fake_init_pebs(f, version, nr_cpus, 0);
+}
+
+void fake_init_pebs(struct fake_platform *f, unsigned int version, unsigned int nr_cpus,
+		    unsigned int pebs_format)
+{
 	struct vpmu_config cfg;
 	unsigned int c;
 
 	ck_assert_uint_le(nr_cpus, FAKE_MAX_CPUS);
 	*f = (struct fake_platform){ .nr_cpus = nr_cpus };
 	vpmu_config_default(&cfg, version);
+	cfg.pebs = pebs_format != 0;
+	cfg.pebs_format = pebs_format;
+	cfg.pebs_baseline = pebs_format >= 4;
 	ck_assert_int_eq(vpmu_config_validate(&cfg), 0);
 	for (c = 0; c < nr_cpus; c++)
 		vpmu_init(&f->pmu[c], &cfg);

@@ -52,6 +52,9 @@ extern const struct ntpmu_platform_ops fake_ops;
 
 /* Fresh vPMUs of `version` (default config) on nr_cpus, then ntpmu_init(). */
 void fake_init(struct fake_platform *f, unsigned int version, unsigned int nr_cpus);
+/* The same with PEBS of that record format (0: none, 3-5; 4-5 adaptive). */
+void fake_init_pebs(struct fake_platform *f, unsigned int version, unsigned int nr_cpus,
+		    unsigned int pebs_format);
 /* ntpmu_exit(), then fail the test if an allocation leaked. */
 void fake_exit(struct fake_platform *f);
 

@@ -6,6 +6,8 @@
 
 #include "../lib/suite.h"
 #include "nt/ntddk.h"
+#include "nt/ntexapi.h"
+#include "pmu/msr.h"
 #include "ntpmu_fake.h"
 
 #define FULL0	((HANDLE)(ULONG_PTR)0x80000000u)
@@ -195,6 +197,7 @@ START_TEST(test_hal_affinity)
 END_TEST
 
 static void handler_a(ULONGLONG bits, HANDLE owner);
+static void eb_handler(PVOID buf, SIZE_T entry, SIZE_T n, HANDLE owner);
 
 START_TEST(test_hal_descriptor_checks)
 {
@@ -226,8 +229,10 @@ START_TEST(test_hal_descriptor_checks)
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_NOT_SUPPORTED);
 	ck_assert_ptr_null(h);
 	l = one(0);
-	l.Descriptors[0].Type = ResourceTypeEventBuffer;
-	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_NOT_SUPPORTED);
+	add(&l, ResourceTypeEventBuffer)->u.EventBufferConfiguration =
+		(PHYSICAL_COUNTER_EVENT_BUFFER_CONFIGURATION){ .OverflowHandler = eb_handler,
+							       .EventThreshold = 4 };
+	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_NOT_SUPPORTED);	/* no PEBS */
 	l = one(0);
 	add(&l, ResourceTypeOverflow);		/* NULL handler */
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INVALID_PARAMETER);
@@ -408,6 +413,153 @@ START_TEST(test_hal_overflow_handler)
 }
 END_TEST
 
+/* ResourceTypeEventBuffer (guest-shim/ntpmu/ntpmu_evbuf.c). */
+static struct {
+	unsigned int calls;
+	PVOID buf;
+	SIZE_T entry, n;
+	HANDLE owner;
+} eb_seen;
+
+static void eb_handler(PVOID buf, SIZE_T entry, SIZE_T n, HANDLE owner)
+{
+	eb_seen.calls++;
+	eb_seen.buf = buf;
+	eb_seen.entry = entry;
+	eb_seen.n = n;
+	eb_seen.owner = owner;
+}
+
+static struct list4 event_buffer(ULONG threshold)
+{
+	struct list4 l = one(0);
+
+	add(&l, ResourceTypeEventBuffer)->u.EventBufferConfiguration =
+		(PHYSICAL_COUNTER_EVENT_BUFFER_CONFIGURATION){ .OverflowHandler = eb_handler,
+							       .EventThreshold = threshold };
+	return l;
+}
+
+static uint64_t msr_on(unsigned int cpu, uint32_t msr)
+{
+	uint64_t v;
+
+	ck_assert_int_eq(vpmu_rdmsr(&f.pmu[cpu], msr, &v), VPMU_OK);
+	return v;
+}
+
+START_TEST(test_hal_event_buffer_checks)
+{
+	struct list4 l;
+	HANDLE h;
+
+	fake_init_pebs(&f, 5, 1, 4);
+	l = event_buffer(4);
+	l.Descriptors[1].u.EventBufferConfiguration.OverflowHandler = NULL;
+	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INVALID_PARAMETER);
+	l = event_buffer(4);
+	l.Descriptors[1].u.EventBufferConfiguration.CustomEventBufferEntrySize = 0x20;
+	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INVALID_PARAMETER);
+	l = event_buffer(0);
+	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INVALID_PARAMETER);
+	l = event_buffer(4);
+	add(&l, ResourceTypeEventBuffer)->u.EventBufferConfiguration = l.Descriptors[1].u.EventBufferConfiguration;
+	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INVALID_PARAMETER);
+	ck_assert_ptr_null(h);
+	fake_exit(&f);
+
+	fake_init(&f, 5, 1);		/* no PEBS */
+	l = event_buffer(4);
+	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_NOT_SUPPORTED);
+	fake_exit(&f);
+}
+END_TEST
+
+START_TEST(test_hal_event_buffer)
+{
+	GROUP_AFFINITY ga = { .Mask = 0x3 };
+	SYSTEM_PROCESSOR_PROFILE_CONTROL_AREA ca = { .Allocate = TRUE };
+	const PEBS_DS_SAVE_AREA64 *ds[2];
+	struct list4 l = event_buffer(4), l2 = event_buffer(2);
+	HANDLE h, h2;
+	unsigned int c;
+
+	fake_init_pebs(&f, 5, 3, 4);
+	memset(&eb_seen, 0, sizeof(eb_seen));
+	/* Adaptive records with the GPR group: 0x20 + 0x90 bytes each. */
+	for (c = 0; c < 3; c++)
+		ck_assert_int_eq(vpmu_wrmsr(&f.pmu[c], MSR_PEBS_DATA_CFG, PEBS_DATACFG_GPRS), VPMU_OK);
+	ck_assert_int_eq(alloc(&ga, 1, &l, &h), STATUS_SUCCESS);
+	ck_assert_ptr_nonnull(h);
+	for (c = 0; c < 2; c++) {
+		ds[c] = (const void *)(uintptr_t)msr_on(c, MSR_IA32_DS_AREA);
+		ck_assert_ptr_nonnull(ds[c]);
+		ck_assert_uint_eq((uintptr_t)ds[c] % 64, 0);
+		ck_assert_uint_eq(ds[c]->PebsIndex, ds[c]->PebsBufferBase);
+		ck_assert_uint_eq(ds[c]->PebsInterruptThreshold - ds[c]->PebsBufferBase, 4 * 0xb0);
+		ck_assert(ds[c]->PebsAbsoluteMaximum >= ds[c]->PebsInterruptThreshold);
+	}
+	ck_assert_ptr_ne(ds[0], ds[1]);
+	ck_assert_uint_eq(msr_on(2, MSR_IA32_DS_AREA), 0);	/* not in the affinity */
+
+	/* Another event buffer or a control area on those processors conflicts. */
+	ck_assert_int_eq(alloc(&ga, 1, &l2, &h2), STATUS_INSUFFICIENT_RESOURCES);
+	ck_assert_ptr_null(h2);
+	ck_assert_int_eq(NtSetSystemInformation(SystemProcessorProfileControlArea, &ca, sizeof(ca)),
+			 STATUS_INSUFFICIENT_RESOURCES);
+
+	/* CPU 1's buffer reaches its threshold: the PMI hands it over and it restarts. */
+	f.cur = 1;
+	((PEBS_DS_SAVE_AREA64 *)ds[1])->PebsIndex = ds[1]->PebsBufferBase + 4 * 0xb0;
+	ck_assert_int_eq(vpmu_set_global_status_host(&f.pmu[1], GLOBAL_STATUS_BUFFER_OVF), 0);
+	ntpmu_pmi();
+	ck_assert_uint_eq(eb_seen.calls, 1);
+	ck_assert_ptr_eq(eb_seen.buf, (PVOID)(uintptr_t)ds[1]->PebsBufferBase);
+	ck_assert_uint_eq(eb_seen.entry, 0xb0);
+	ck_assert_uint_eq(eb_seen.n, 4);
+	ck_assert_ptr_eq(eb_seen.owner, h);
+	ck_assert_uint_eq(ds[1]->PebsIndex, ds[1]->PebsBufferBase);
+	ck_assert_uint_eq(msr_on(1, MSR_IA32_PERF_GLOBAL_STATUS) & GLOBAL_STATUS_BUFFER_OVF, 0);
+	/* A PMI without bit 62 does not call it. */
+	ck_assert_int_eq(vpmu_set_global_status_host(&f.pmu[1], 1), 0);
+	ntpmu_pmi();
+	ck_assert_uint_eq(eb_seen.calls, 1);
+
+	/* Freeing clears IA32_DS_AREA on every processor of the grant. */
+	f.cur = 0;
+	ck_assert_int_eq(HalFreeHardwareCounters(h), STATUS_SUCCESS);
+	for (c = 0; c < 2; c++)
+		ck_assert_uint_eq(msr_on(c, MSR_IA32_DS_AREA), 0);
+	ck_assert_int_eq(alloc(&ga, 1, &l2, &h2), STATUS_SUCCESS);
+	ck_assert_int_eq(HalFreeHardwareCounters(h2), STATUS_SUCCESS);
+	fake_exit(&f);	/* no leak */
+}
+END_TEST
+
+START_TEST(test_hal_event_buffer_alloc_failure)
+{
+	struct list4 l = event_buffer(8);
+	HANDLE h;
+
+	for (int n = 1; n <= 4; n++) {
+		fake_init_pebs(&f, 5, 2, 3);
+		f.alloc_fail_in = n;	/* the owner, its buffer table, each processor's buffer */
+		ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INSUFFICIENT_RESOURCES);
+		ck_assert_ptr_null(h);
+		ck_assert_uint_eq(msr_on(0, MSR_IA32_DS_AREA), 0);
+		fake_exit(&f);		/* nothing leaked */
+	}
+	fake_init_pebs(&f, 5, 2, 3);
+	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_SUCCESS);
+	ck_assert_uint_eq(((const PEBS_DS_SAVE_AREA64 *)(uintptr_t)msr_on(0, MSR_IA32_DS_AREA))
+				  ->PebsInterruptThreshold -
+			  ((const PEBS_DS_SAVE_AREA64 *)(uintptr_t)msr_on(0, MSR_IA32_DS_AREA))
+				  ->PebsBufferBase, 8 * 0xc8);	/* format 3 records */
+	ck_assert_int_eq(HalFreeHardwareCounters(h), STATUS_SUCCESS);
+	fake_exit(&f);
+}
+END_TEST
+
 static Suite *ntpmu_hal_suite(void)
 {
 	Suite *s = suite_create("ntpmu_hal");
@@ -423,6 +575,9 @@ static Suite *ntpmu_hal_suite(void)
 	tcase_add_test(tc, test_hal_alloc_failure_rolls_back);
 	tcase_add_test(tc, test_hal_conflict_with_profiling_config);
 	tcase_add_test(tc, test_hal_overflow_handler);
+	tcase_add_test(tc, test_hal_event_buffer_checks);
+	tcase_add_test(tc, test_hal_event_buffer);
+	tcase_add_test(tc, test_hal_event_buffer_alloc_failure);
 	suite_add_tcase(s, tc);
 	return s;
 }

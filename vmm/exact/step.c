@@ -49,9 +49,19 @@ static uint32_t exact_events(const struct pmuvm_config *cfg)
 	return ev;
 }
 
+/*
+ * Stepping is worth its cost when it can count something: kernel-mode
+ * events, or user-mode ones where the host steps CPL3 (stepping CPL0 then
+ * catches the way into user mode).  A USR-only counter on a host that
+ * cannot step CPL3 leaves the vCPU at full speed.
+ */
 static bool exact_wanted(const struct vcpu *vcpu)
 {
-	return vpmu_counted_events(&vcpu->pmu) & exact_events(vcpu->vm->cfg);
+	uint32_t events = exact_events(vcpu->vm->cfg);
+
+	if (vpmu_counted_events_at(&vcpu->pmu, 0) & events)
+		return true;
+	return vcpu->vm->user_step_ok && (vpmu_counted_events_at(&vcpu->pmu, 3) & events);
 }
 
 static enum insn_mode cs_mode(const struct kvm_sregs *s)
@@ -165,26 +175,18 @@ static bool exact_emulate_hlt(struct vcpu *vcpu, struct kvm_regs *r)
 	return true;
 }
 
-/* Some counter advances on user-mode instructions or branches. */
-static bool counts_user(const struct vpmu *pmu)
-{
-	for (int ev = 0; ev < PMU_EV_NR; ev++)
-		if ((EXACT_EVENTS & (1u << ev)) && vpmu_events_to_overflow(pmu, ev, 3) != UINT64_MAX)
-			return true;
-	return false;
-}
-
 /*
- * User-mode code is about to run unstepped (issue #4 item 6): what it
- * retires is not counted, never estimated, and that is said once.
+ * Some counter asks for user-mode instructions or branches on a host that
+ * cannot step CPL3 (issue #4 item 6): they are not counted, never
+ * estimated, and that is said once.
  */
-static void exact_user_uncounted(struct vcpu *vcpu)
+static bool exact_user_lost(struct vcpu *vcpu)
 {
-	if (!counts_user(&vcpu->pmu))
-		return;
-	vcpu->exact.user_runs_uncounted++;
+	if (vcpu->vm->user_step_ok || !(vpmu_counted_events_at(&vcpu->pmu, 3) & EXACT_EVENTS))
+		return false;
 	if (!__atomic_exchange_n(&vcpu->vm->user_uncounted_warned, true, __ATOMIC_RELAXED))
 		pr_warn("this host cannot single-step user mode (CPL3): user-mode instructions and branches are not counted (see the report's exact.user_runs_uncounted)");
+	return true;
 }
 
 static void exact_before_run(struct vcpu *vcpu)
@@ -192,9 +194,12 @@ static void exact_before_run(struct vcpu *vcpu)
 	struct exact_state *x = &vcpu->exact;
 	struct kvm_sregs *s;
 	struct kvm_regs *r;
-	bool want = exact_wanted(vcpu);
+	bool want = exact_wanted(vcpu), user_lost = exact_user_lost(vcpu);
 	int err;
 
+	/* Every KVM_RUN entered at CPL3 then runs unstepped and uncounted. */
+	if (user_lost && !vcpu_state(vcpu, &r, &s) && sregs_cpl(s) == 3)
+		x->user_runs_uncounted++;
 	if (want != x->stepping) {
 		err = exact_set_stepping(vcpu, want);
 		if (err) {
@@ -211,7 +216,6 @@ static void exact_before_run(struct vcpu *vcpu)
 		return;
 	if (sregs_cpl(s) == 3 && !vcpu->vm->user_step_ok) {
 		x->pending = false;
-		exact_user_uncounted(vcpu);
 		return;
 	}
 	exact_decode_next(vcpu, r, s);
@@ -403,9 +407,10 @@ static void exact_after_run(struct vcpu *vcpu, unsigned int cpl)
 	x->pending = false;
 	if (!x->iret_frame[0])
 		return;
-	if ((x->iret_frame[1] & 3) == 3 && !vcpu->vm->user_step_ok)
-		exact_user_uncounted(vcpu);	/* it runs free until it comes back */
-	else if (r->rip != x->iret_frame[0] && x->cpl == sregs_cpl(s))
+	if ((x->iret_frame[1] & 3) == 3 && !vcpu->vm->user_step_ok) {
+		/* It runs free until it comes back. */
+		x->user_runs_uncounted += exact_user_lost(vcpu);
+	} else if (r->rip != x->iret_frame[0] && x->cpl == sregs_cpl(s))
 		exact_catch_up(vcpu, s, x->iret_frame[0], r->rip);
 }
 

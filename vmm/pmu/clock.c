@@ -46,6 +46,8 @@
  */
 #define CLOCK_CPL_SAMPLE_NS	4000000ULL
 
+#define CLOCK_EVENTS	((1u << PMU_EV_CORE_CYCLES) | (1u << PMU_EV_REF_CYCLES))
+
 static uint64_t thread_cpu_ns(void)
 {
 	struct timespec ts;
@@ -170,18 +172,22 @@ static void clock_before_run(struct vcpu *vcpu)
 static void clock_after_run(struct vcpu *vcpu, unsigned int cpl)
 {
 	struct pmu_clock *c = &vcpu->clock;
-	uint64_t ns = thread_cpu_ns() - c->run_start_ns;
+	uint64_t now = thread_cpu_ns(), ns = now - c->run_start_ns;
 
 	c->guest_ns += ns;
+	/*
+	 * An exit at a CPL where cycles count is itself a good CPL sample:
+	 * the time before it is credited; the next sample is due a grain later.
+	 */
+	if (c->cpl_sample_due && (vpmu_counted_events_at(&vcpu->pmu, cpl) & CLOCK_EVENTS))
+		c->cpl_sample_due = now + CLOCK_CPL_SAMPLE_NS;
 	vpmu_count(&vcpu->pmu, PMU_EV_CORE_CYCLES, ns_to_cycles(ns, c->core_khz, &c->core_rem), cpl);
 	vpmu_count(&vcpu->pmu, PMU_EV_REF_CYCLES, ns_to_cycles(ns, c->ref_khz, &c->ref_rem), cpl);
 }
 
 static uint32_t clock_events(const struct pmuvm_config *cfg)
 {
-	if (cfg->cycles != CYCLES_CLOCK)
-		return 0;
-	return (1u << PMU_EV_CORE_CYCLES) | (1u << PMU_EV_REF_CYCLES);
+	return cfg->cycles == CYCLES_CLOCK ? CLOCK_EVENTS : 0;
 }
 
 const struct pmu_source_ops pmu_clock_source = {

@@ -223,28 +223,31 @@ uint64_t vpmu_events_to_overflow(const struct vpmu *pmu, enum pmu_arch_event ev,
 	return d;
 }
 
-uint32_t vpmu_counted_events(const struct vpmu *pmu)
+uint32_t vpmu_counted_events_at(const struct vpmu *pmu, unsigned int cpl)
 {
 	uint32_t mask = 0;
-	unsigned int i, cpl;
 	enum pmu_arch_event ev;
+	unsigned int i;
 
-	/* CPL 1..3 all take the USR path, so 0 and 3 cover every filter. */
-	for (cpl = 0; cpl <= 3; cpl += 3) {
-		for (i = 0; i < pmu->cfg.nr_gp; i++) {
-			if (!(pmu->gp[i].ctl & EVTSEL_EN))
-				continue;	/* the common case, before decoding */
-			ev = vpmu_gp_event(pmu, i);
-			if (event_available(pmu, ev) && gp_advance(pmu, i, ev, cpl) != ADV_NONE)
-				mask |= 1u << ev;
-		}
-		for (i = 0; i < pmu->cfg.nr_fixed; i++) {
-			ev = vpmu_fixed_event(i);
-			if (event_available(pmu, ev) && fixed_advance(pmu, i, ev, cpl) != ADV_NONE)
-				mask |= 1u << ev;
-		}
+	for (i = 0; i < pmu->cfg.nr_gp; i++) {
+		if (!(pmu->gp[i].ctl & EVTSEL_EN))
+			continue;	/* the common case, before decoding */
+		ev = vpmu_gp_event(pmu, i);
+		if (event_available(pmu, ev) && gp_advance(pmu, i, ev, cpl) != ADV_NONE)
+			mask |= 1u << ev;
+	}
+	for (i = 0; i < pmu->cfg.nr_fixed; i++) {
+		ev = vpmu_fixed_event(i);
+		if (event_available(pmu, ev) && fixed_advance(pmu, i, ev, cpl) != ADV_NONE)
+			mask |= 1u << ev;
 	}
 	return mask;
+}
+
+uint32_t vpmu_counted_events(const struct vpmu *pmu)
+{
+	/* CPL 1..3 all take the USR path, so 0 and 3 cover every filter. */
+	return vpmu_counted_events_at(pmu, 0) | vpmu_counted_events_at(pmu, 3);
 }
 
 bool vpmu_counts_event(const struct vpmu *pmu, enum pmu_arch_event ev)

@@ -156,6 +156,8 @@ bool vpmu_counts_event(const struct vpmu *pmu, enum pmu_arch_event ev);
 
 /* Bit ev set for every event some enabled counter counts (one pass: the run loop's test). */
 uint32_t vpmu_counted_events(const struct vpmu *pmu);
+/* The same for occurrences at `cpl` only. */
+uint32_t vpmu_counted_events_at(const struct vpmu *pmu, unsigned int cpl);
 
 /*
  * A PMI request from outside the counters (e.g. the PEBS threshold, which
