@@ -85,6 +85,9 @@ int ntpmu_counter_bit(ULONG index);
 /* Counters held by HAL owners on any processor. */
 uint64_t ntpmu_hal_owned_any(void);
 void ntpmu_hal_reset(void);
+/* Stop every logger and close every Perflib query (ntpmu_exit()). */
+void ntpmu_etw_reset(void);
+void ntpmu_perflib_reset(void);
 void ntpmu_thread_reset(void);
 /* The profiling state of the current thread, NULL if none; CPL3-safe. */
 struct ntpmu_thread *ntpmu_current_profile(void);
