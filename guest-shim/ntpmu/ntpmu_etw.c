@@ -227,14 +227,13 @@ static NTSTATUS configure(struct ntpmu_logger *lg, const ULONG *src, unsigned in
 		lg->pmc = created;
 		ntpmu_unlock(flags);
 	}
+	/* The logger is ours alone (acquire()): no other call sets `set` meanwhile. */
 	set = profile ? &lg->pmc->profile : &lg->pmc->list;
-	if (set->n || set->claimed)
+	if (set->n)
 		return STATUS_WMI_ALREADY_ENABLED;
-	set->claimed = true;
 
 	st = allocate(set, src, n, profile);
 	if (st != STATUS_SUCCESS) {
-		set->claimed = false;
 		if (created) {
 			flags = ntpmu_lock();
 			lg->pmc = NULL;
@@ -247,7 +246,6 @@ static NTSTATUS configure(struct ntpmu_logger *lg, const ULONG *src, unsigned in
 	program_all(set, n, profile, true);
 	flags = ntpmu_lock();
 	set->n = n;
-	set->claimed = false;
 	ntpmu_unlock(flags);
 	return STATUS_SUCCESS;
 }

@@ -29,7 +29,6 @@ void ntpmu_source_reset(void);
 
 /* One list of PMC sources on every processor: its counters and HAL grants. */
 struct ntpmu_pmc_set {
-	bool claimed;			/* a configure call owns it (rule 7) */
 	unsigned int n;			/* sources; 0: not set */
 	ULONG source[NTPMU_ETW_MAX_PMC];
 	uint64_t evsel[NTPMU_ETW_MAX_PMC];

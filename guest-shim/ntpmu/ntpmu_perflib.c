@@ -31,6 +31,9 @@
  *   header with ERROR_WMI_INSTANCE_NOT_FOUND in PerfQueryCounterData.
  * PerfTime100NSec, PerfFreq and SystemTime are 0: the guest has no wall
  * clock and no calibrated TSC; PerfTimeStamp is the TSC.
+ * The open-query list is under the ntpmu lock; a query handle is used by
+ * one thread at a time, and the first open and last close are not made
+ * concurrently with other Perflib calls (they start and stop the counters).
  */
 #include "ntpmu_internal.h"
 #include "ntpmu_etw.h"
@@ -484,18 +487,25 @@ static void emit_value(struct out *o, uint64_t v)
 	put(o, &v, sizeof(v));
 }
 
-static void emit_instance(struct out *o, unsigned int cpu, const struct snapshot *snap,
-			  int counter)
+/* PERF_INSTANCE_HEADER, name, padding. */
+static void emit_instance_header(struct out *o, unsigned int cpu)
 {
 	WCHAR name[4];
 	size_t len = instance_name(cpu, name);
 	PERF_INSTANCE_HEADER h = { .InstanceId = cpu };
-	unsigned int i;
 
 	h.Size = (ULONG)((sizeof(h) + (len + 1) * sizeof(WCHAR) + 7) & ~(size_t)7);
 	put(o, &h, sizeof(h));
 	put(o, name, (len + 1) * sizeof(WCHAR));
 	pad8(o);
+}
+
+static void emit_instance(struct out *o, unsigned int cpu, const struct snapshot *snap,
+			  int counter)
+{
+	unsigned int i;
+
+	emit_instance_header(o, cpu);
 	for (i = 0; i < prov.n; i++)
 		if (counter < 0 || (ULONG)counter == prov.ids[i])
 			emit_value(o, snap->v[cpu][i]);
@@ -625,16 +635,8 @@ static void emit_instances(struct out *o)
 {
 	unsigned int cpu;
 
-	for (cpu = 0; cpu < ntpmu.nr_cpus; cpu++) {
-		WCHAR name[4];
-		size_t len = instance_name(cpu, name);
-		PERF_INSTANCE_HEADER h = { .InstanceId = cpu };
-
-		h.Size = (ULONG)((sizeof(h) + (len + 1) * sizeof(WCHAR) + 7) & ~(size_t)7);
-		put(o, &h, sizeof(h));
-		put(o, name, (len + 1) * sizeof(WCHAR));
-		pad8(o);
-	}
+	for (cpu = 0; cpu < ntpmu.nr_cpus; cpu++)
+		emit_instance_header(o, cpu);
 }
 
 ULONG WINAPI PerfEnumerateCounterSetInstances(LPCWSTR szMachine, LPCGUID pCounterSetId,

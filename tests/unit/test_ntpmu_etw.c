@@ -31,7 +31,8 @@ static NTSTATUS set_sources(ULONG cls, TRACEHANDLE h, const ULONG *src, unsigned
 {
 	struct etpci b = { .cls = cls, .h = h };
 
-	memcpy(b.src, src, n * sizeof(ULONG));
+	if (n)
+		memcpy(b.src, src, n * sizeof(ULONG));
 	return NtSetSystemInformation(SystemPerformanceTraceInformation, &b, 0x10 + n * 4);
 }
 
