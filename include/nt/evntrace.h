@@ -50,7 +50,45 @@ typedef struct _CLASSIC_EVENT_ID {
 	UCHAR Reserved[7];
 } CLASSIC_EVENT_ID;
 
+typedef enum _ETW_PMC_COUNTER_OWNER_TYPE {
+	EtwPmcOwnerFree,
+	EtwPmcOwnerUntagged,
+	EtwPmcOwnerTagged,
+	EtwPmcOwnerTaggedWithSource,
+} ETW_PMC_COUNTER_OWNER_TYPE;
+
+typedef struct _ETW_PMC_COUNTER_OWNER {
+	ETW_PMC_COUNTER_OWNER_TYPE OwnerType;
+	ULONG ProfileSource;
+	ULONG OwnerTag;
+} ETW_PMC_COUNTER_OWNER;
+
+typedef struct _ETW_PMC_COUNTER_OWNERSHIP_STATUS {
+	ULONG ProcessorNumber;
+	ULONG NumberOfCounters;
+	ETW_PMC_COUNTER_OWNER CounterOwners[ANYSIZE_ARRAY];
+} ETW_PMC_COUNTER_OWNERSHIP_STATUS;
+
+typedef struct _ETW_PMC_SESSION_INFO {
+	ULONG NextEntryOffset;
+	USHORT LoggerId;
+	USHORT Reserved;
+	ULONG ProfileSourceCount;
+	ULONG HookIdCount;
+	/* ULONG ProfileSources[]; USHORT HookIds[]; */
+} ETW_PMC_SESSION_INFO;
+
+/* EVENT_HEADER_EXTENDED_DATA_ITEM types (spec 4.3). */
+#define EVENT_HEADER_EXT_TYPE_PEBS_INDEX	7
+#define EVENT_HEADER_EXT_TYPE_PMC_COUNTERS	8
+
 _Static_assert(sizeof(TRACE_INFO_CLASS) == 4, "enum size");
+_Static_assert(sizeof(ETW_PMC_COUNTER_OWNER) == 0x0c, "ETW_PMC_COUNTER_OWNER size");
+_Static_assert(offsetof(ETW_PMC_COUNTER_OWNERSHIP_STATUS, CounterOwners) == 8,
+	       "ownership status header");
+_Static_assert(sizeof(ETW_PMC_SESSION_INFO) == 0x10, "ETW_PMC_SESSION_INFO header");
+_Static_assert(offsetof(ETW_PMC_SESSION_INFO, ProfileSourceCount) == 0x08,
+	       "ETW_PMC_SESSION_INFO.ProfileSourceCount");
 _Static_assert(sizeof(TRACE_PROFILE_INTERVAL) == 8, "TRACE_PROFILE_INTERVAL size");
 _Static_assert(offsetof(PROFILE_SOURCE_INFO, Source) == 0x04, "PSI.Source");
 _Static_assert(offsetof(PROFILE_SOURCE_INFO, MinInterval) == 0x08, "PSI.MinInterval");
