@@ -28,7 +28,7 @@ FUZZ_O := build/fuzz
 FUZZ_CORPUS ?= $(FUZZ_O)/corpus
 FUZZ_ARGS ?=
 
-FUZZ_NTPMU_TARGETS := ntpmu_hal
+FUZZ_NTPMU_TARGETS := ntpmu_hal ntpmu_perflib
 FUZZ_TARGETS ?= multiboot vpmu_msr pagewalk $(FUZZ_NTPMU_TARGETS)
 
 FUZZ_SRCS_multiboot := vmm/boot/multiboot.c vmm/mem/guest_mem.c
@@ -46,6 +46,9 @@ FUZZ_ARGS_pagewalk := -max_len=32768
 
 FUZZ_SRCS_ntpmu_hal := $(sort $(wildcard guest-shim/ntpmu/*.c vmm/vpmu/*.c))
 FUZZ_ARGS_ntpmu_hal := -max_len=512
+FUZZ_SRCS_ntpmu_perflib := guest-shim/ntpmu/ntpmu_perf_blocks.c
+FUZZ_CFLAGS_ntpmu_perflib := -Iguest-shim/ntpmu
+FUZZ_ARGS_ntpmu_perflib := -max_len=4096
 
 comma := ,
 FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined

@@ -133,6 +133,19 @@ static void rt_set_user_rdpmc_op(void *ctx, bool enable)
 	write_cr4(enable ? cr4 | CR4_PCE : cr4 & ~(uint64_t)CR4_PCE);
 }
 
+static uint32_t rt_thread_id_op(void *ctx, void *thread)
+{
+	return (uint32_t)rt_thread_id(thread);
+}
+
+/* The interrupted RIP of the PMI being handled, per CPU (read by the ETW sampler). */
+static uint64_t pmi_rip[NTPMU_MAX_CPUS];
+
+static uint64_t rt_pmi_ip_op(void *ctx)
+{
+	return pmi_rip[rt_cpu_id()];
+}
+
 static const struct ntpmu_platform_ops ntpmu_rt_ops = {
 	.rdmsr = rt_rdmsr,
 	.wrmsr = rt_wrmsr,
@@ -153,15 +166,19 @@ static const struct ntpmu_platform_ops ntpmu_rt_ops = {
 	.thread_app = rt_thread_app_op,
 	.thread_wait_reason = rt_thread_wait_reason_op,
 	.set_user_rdpmc = rt_set_user_rdpmc_op,
+	.thread_id = rt_thread_id_op,
+	.pmi_ip = rt_pmi_ip_op,
 };
 
 static void switch_hook(struct rt_thread *prev, struct rt_thread *next)
 {
 	ntpmu_context_switch(prev, next);
+	ntpmu_etw_context_switch(prev, next);
 }
 
 static void pmi_handler(struct rt_frame *f)
 {
+	pmi_rip[rt_cpu_id()] = f->rip;
 	ntpmu_pmi();
 	apic_write_lvtpc(NTPMU_RT_PMI_VECTOR);	/* undo the mask-on-delivery */
 }

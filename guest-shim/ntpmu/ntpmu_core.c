@@ -61,6 +61,8 @@ void ntpmu_exit(void)
 {
 	if (!ntpmu.ops)
 		return;
+	ntpmu_perflib_reset();
+	ntpmu_etw_reset();
 	ntpmu_thread_reset();
 	ntpmu_hal_reset();
 	ntpmu_pebs_reset();

@@ -100,8 +100,15 @@ int ntpmu_counter_bit(ULONG index);
 /* Counters held by HAL owners on any processor. */
 uint64_t ntpmu_hal_owned_any(void);
 void ntpmu_hal_reset(void);
+/* Stop every logger and close every Perflib query (ntpmu_exit()). */
+void ntpmu_etw_reset(void);
+void ntpmu_perflib_reset(void);
 void ntpmu_thread_reset(void);
 void ntpmu_pebs_reset(void);
+
+/* NtSetSystemInformation's classes (ntpmu_sysinfo.c dispatches). */
+NTSTATUS ntpmu_pebs_set_information(PVOID info, ULONG length);
+NTSTATUS ntpmu_etw_set_information(PVOID info, ULONG length);
 
 /* HAL event buffers (ntpmu_evbuf.c). */
 NTSTATUS ntpmu_evbuf_parse(const PHYSICAL_COUNTER_EVENT_BUFFER_CONFIGURATION *c, bool *taken);

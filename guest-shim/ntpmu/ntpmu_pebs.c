@@ -98,13 +98,10 @@ static NTSTATUS area_free(PSYSTEM_PROCESSOR_PROFILE_CONTROL_AREA s)
 	return STATUS_SUCCESS;
 }
 
-NTSTATUS NTAPI NtSetSystemInformation(ULONG SystemInformationClass, PVOID SystemInformation,
-				      ULONG SystemInformationLength)
+NTSTATUS ntpmu_pebs_set_information(PVOID SystemInformation, ULONG SystemInformationLength)
 {
 	PSYSTEM_PROCESSOR_PROFILE_CONTROL_AREA s = SystemInformation;
 
-	if (SystemInformationClass != SystemProcessorProfileControlArea)
-		return STATUS_INVALID_INFO_CLASS;
 	if (SystemInformationLength != sizeof(*s))
 		return STATUS_INFO_LENGTH_MISMATCH;
 	if (!s)

@@ -58,6 +58,11 @@ struct ntpmu_platform_ops {
 
 	/* CR4.PCE on this CPU: user-mode RDPMC for profiled threads. */
 	void (*set_user_rdpmc)(void *ctx, bool enable);
+
+	/* Optional (NULL: 0).  ETW records: a thread's ID, 0 for none. */
+	uint32_t (*thread_id)(void *ctx, void *thread);
+	/* Optional (NULL: 0).  In the PMI: the interrupted instruction pointer. */
+	uint64_t (*pmi_ip)(void *ctx);
 };
 
 /*
@@ -71,6 +76,11 @@ void ntpmu_exit(void);
 /* Platform hooks. */
 /* The scheduler on this CPU switches from prev to next (interrupts off). */
 void ntpmu_context_switch(void *prev, void *next);
+/*
+ * The same switch, for the ETW loggers (ntpmu_etw.c): the platform calls
+ * both hooks, thread profiling's first.
+ */
+void ntpmu_etw_context_switch(void *prev, void *next);
 /* A thread exits: drop its profiling state if it did not disable it. */
 void ntpmu_thread_exit(void *thread);
 /*

@@ -27,6 +27,19 @@ typedef uintptr_t	ULONG_PTR, SIZE_T, KAFFINITY;
 typedef intptr_t	LONG_PTR;
 typedef void		*HANDLE, **PHANDLE;
 typedef LONG		NTSTATUS;
+typedef int64_t		LONGLONG;
+/* UTF-16 code unit: write literals as u"..." (wchar_t is 32 bits here). */
+typedef uint16_t	WCHAR, *PWSTR;
+typedef const uint16_t	*PCWSTR, *LPCWSTR;
+typedef DWORD		*LPDWORD;
+
+typedef struct _GUID {
+	ULONG Data1;
+	USHORT Data2;
+	USHORT Data3;
+	UCHAR Data4[8];
+} GUID, *LPGUID;
+typedef const GUID *LPCGUID;
 
 #define TRUE	1
 #define FALSE	0
@@ -64,5 +77,6 @@ _Static_assert(sizeof(GROUP_AFFINITY) == 0x10, "GROUP_AFFINITY size");
 _Static_assert(offsetof(GROUP_AFFINITY, Group) == 0x08, "GROUP_AFFINITY.Group");
 _Static_assert(offsetof(GROUP_AFFINITY, Reserved) == 0x0a, "GROUP_AFFINITY.Reserved");
 _Static_assert(sizeof(PROCESSOR_NUMBER) == 4, "PROCESSOR_NUMBER size");
+_Static_assert(sizeof(GUID) == 0x10, "GUID size");
 
 #endif

@@ -52,7 +52,7 @@ _Static_assert(sizeof(PROCESSOR_PROFILE_CONTROL_AREA) == 0xa0, "PROCESSOR_PROFIL
 _Static_assert(sizeof(SYSTEM_PROCESSOR_PROFILE_CONTROL_AREA) == 0x10, "SPPCA size");
 _Static_assert(offsetof(SYSTEM_PROCESSOR_PROFILE_CONTROL_AREA, Allocate) == 0x08, "SPPCA.Allocate");
 
-/* Only SystemProcessorProfileControlArea is implemented (ntpmu_pebs.c). */
+/* SystemProcessorProfileControlArea (ntpmu_pebs.c) and SystemPerformanceTraceInformation (ntpmu_etw.c). */
 NTSTATUS NTAPI NtSetSystemInformation(ULONG SystemInformationClass, PVOID SystemInformation,
 				      ULONG SystemInformationLength);
 

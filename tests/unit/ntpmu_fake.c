@@ -156,6 +156,16 @@ static void fake_set_user_rdpmc(void *ctx, bool enable)
 	f->pce_writes++;
 }
 
+static uint32_t fake_thread_id(void *ctx, void *thread)
+{
+	return ((struct fake_thread *)thread)->id;
+}
+
+static uint64_t fake_pmi_ip(void *ctx)
+{
+	return ((struct fake_platform *)ctx)->pmi_ip;
+}
+
 const struct ntpmu_platform_ops fake_ops = {
 	.rdmsr = fake_rdmsr,
 	.wrmsr = fake_wrmsr,
@@ -176,6 +186,8 @@ const struct ntpmu_platform_ops fake_ops = {
 	.thread_app = fake_thread_app,
 	.thread_wait_reason = fake_thread_wait_reason,
 	.set_user_rdpmc = fake_set_user_rdpmc,
+	.thread_id = fake_thread_id,
+	.pmi_ip = fake_pmi_ip,
 };
 
 void fake_init(struct fake_platform *f, unsigned int version, unsigned int nr_cpus)
@@ -211,7 +223,7 @@ void fake_exit(struct fake_platform *f)
 void fake_thread_init(struct fake_platform *f, struct fake_thread *t, void *app)
 {
 	ck_assert_uint_lt(f->nr_threads, FAKE_MAX_THREADS);
-	*t = (struct fake_thread){ .app = app, .wait_reason = -1 };
+	*t = (struct fake_thread){ .app = app, .wait_reason = -1, .id = f->nr_threads + 1 };
 	f->threads[f->nr_threads++] = t;
 }
 
@@ -221,6 +233,7 @@ void fake_switch(struct fake_platform *f, unsigned int cpu, struct fake_thread *
 	f->cur = cpu;
 	f->in_switch = true;
 	ntpmu_context_switch(f->running[cpu], next);
+	ntpmu_etw_context_switch(f->running[cpu], next);
 	f->in_switch = false;
 	f->running[cpu] = next;
 }

@@ -20,6 +20,7 @@ struct fake_thread {
 	void *slot;
 	void *app;
 	int wait_reason;	/* reported when it is switched out */
+	uint32_t id;		/* ETW thread ID: 1 + its fake_thread_init() order */
 };
 
 struct fake_platform {
@@ -36,6 +37,7 @@ struct fake_platform {
 	bool user_mode;
 	bool in_switch;
 	uint64_t tsc;
+	uint64_t pmi_ip;			/* the PMI's interrupted IP */
 
 	struct fake_thread *threads[FAKE_MAX_THREADS];
 	unsigned int nr_threads;
@@ -59,7 +61,10 @@ void fake_init_pebs(struct fake_platform *f, unsigned int version, unsigned int 
 void fake_exit(struct fake_platform *f);
 
 void fake_thread_init(struct fake_platform *f, struct fake_thread *t, void *app);
-/* Context switch on `cpu` to `next` (NULL: idle); code then runs on `cpu`. */
+/*
+ * Context switch on `cpu` to `next` (NULL: idle); code then runs on `cpu`.
+ * Both platform hooks run: thread profiling's, then the ETW loggers'.
+ */
 void fake_switch(struct fake_platform *f, unsigned int cpu, struct fake_thread *next);
 /* `n` occurrences of `ev` at CPL3 on the current CPU. */
 void fake_work(struct fake_platform *f, enum pmu_arch_event ev, uint64_t n);
