@@ -6,6 +6,7 @@
 #include <rt/idt.h>
 #include <rt/layout.h>
 #include <rt/smp.h>
+#include <rt/spinlock.h>
 #include <rt/test.h>
 #include <rt/x86.h>
 #include <rt/printf.h>
@@ -123,8 +124,14 @@ uint64_t usermode_run(uint64_t (*fn)(uint64_t), uint64_t arg, void *stack_top)
 	int cpu = rt_cpu_id();
 
 	GUEST_ASSERT(cpu >= 0 && cpu < RT_MAX_CPUS);
-	if (!tss_loaded[cpu])
-		user_cpu_init(cpu);
+	if (!tss_loaded[cpu]) {
+		/* Two threads of this CPU must not both LTR: the second would #GP (busy TSS). */
+		uint64_t flags = local_irq_save();
+
+		if (!tss_loaded[cpu])
+			user_cpu_init(cpu);
+		local_irq_restore(flags);
+	}
 	return rt_enter_user(fn, arg, (uint64_t)stack_top,
 			     (uint64_t)&tss[cpu] + offsetof(struct tss64, rsp0), &rt_user_ksp[cpu]);
 }
