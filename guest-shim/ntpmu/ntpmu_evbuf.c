@@ -32,20 +32,11 @@
 #define REC_MAX		(REC_BASIC + REC_MEMINFO + REC_GPRS + REC_XMMS)
 #define CACHE_LINE	64
 
-static bool pebs_supported(void)
-{
-	uint64_t misc;
-
-	if (ntpmu.ops->rdmsr(ntpmu.ctx, MSR_IA32_MISC_ENABLE, &misc))
-		return false;
-	return (misc & MISC_ENABLE_EMON) && !(misc & MISC_ENABLE_PEBS_UNAVAIL);
-}
-
 NTSTATUS ntpmu_evbuf_parse(const PHYSICAL_COUNTER_EVENT_BUFFER_CONFIGURATION *c, bool *taken)
 {
 	if (*taken || !c->OverflowHandler || c->CustomEventBufferEntrySize || !c->EventThreshold)
 		return STATUS_INVALID_PARAMETER;
-	if (!pebs_supported())
+	if (!ntpmu_pebs_supported())
 		return STATUS_NOT_SUPPORTED;
 	*taken = true;
 	return STATUS_SUCCESS;

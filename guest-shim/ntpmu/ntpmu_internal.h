@@ -106,6 +106,9 @@ void ntpmu_perflib_reset(void);
 void ntpmu_thread_reset(void);
 void ntpmu_pebs_reset(void);
 
+/* IA32_MISC_ENABLE: perfmon available and PEBS not unavailable (ntpmu_pebs.c). */
+bool ntpmu_pebs_supported(void);
+
 /* NtSetSystemInformation's classes (ntpmu_sysinfo.c dispatches). */
 NTSTATUS ntpmu_pebs_set_information(PVOID info, ULONG length);
 NTSTATUS ntpmu_etw_set_information(PVOID info, ULONG length);

@@ -17,7 +17,7 @@
 
 #define CACHE_LINE	64
 
-static bool pebs_supported(void)
+bool ntpmu_pebs_supported(void)
 {
 	uint64_t misc;
 
@@ -44,7 +44,7 @@ static NTSTATUS area_allocate(PSYSTEM_PROCESSOR_PROFILE_CONTROL_AREA s)
 	/* The body runs on one processor: the lock keeps this thread here. */
 	flags = ntpmu_lock();
 	cpu = &ntpmu.cpu[ntpmu.ops->cpu_id(ntpmu.ctx)];
-	if (!pebs_supported()) {
+	if (!ntpmu_pebs_supported()) {
 		s->ProcessorProfileControlArea = NULL;
 		status = STATUS_NOT_SUPPORTED;
 	} else if (cpu->pebs_area) {

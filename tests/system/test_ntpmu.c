@@ -94,6 +94,19 @@ START_TEST(test_ntpmu_threads_two_cpus)
 }
 END_TEST
 
+/* A driver's HAL event buffer filled by pmuvm's PEBS assists (tests/guests/ntpmu_evbuf.c). */
+START_TEST(test_ntpmu_hal_event_buffer)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--timeout", "60", guest_path("ntpmu_evbuf"));
+	expect_guest_pass(&r, "ntpmu_evbuf");
+	expect_guest_ok(&r, "ntpmu HAL event buffer");
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 static Suite *ntpmu_system_suite(void)
 {
 	Suite *s = suite_create("ntpmu");
@@ -105,6 +118,7 @@ static Suite *ntpmu_system_suite(void)
 	tcase_add_test(tc, test_ntpmu_under_qemu_kvm);
 	tcase_add_test(tc, test_ntpmu_threads_one_cpu);
 	tcase_add_test(tc, test_ntpmu_threads_two_cpus);
+	tcase_add_test(tc, test_ntpmu_hal_event_buffer);
 	suite_add_tcase(s, tc);
 	return s;
 }
