@@ -27,6 +27,7 @@ struct exact_state {
 	struct icache *icache;
 	uint8_t *idt_copy;		/* scratch for exact_catch_up_event() */
 	uint64_t cycle_rem;		/* --cycles=model: cycles x 1000 not yet counted */
+	uint64_t ref_rem;		/* ...and reference cycles x core kHz */
 	uint64_t last_rip;		/* the last instruction counted retired (eventing IP) */
 
 	/* Report. */

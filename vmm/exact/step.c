@@ -229,23 +229,36 @@ static void exact_before_run(struct vcpu *vcpu)
 		x->counted = true;
 }
 
-/* BR_INST_RETIRED and its umasks (events.h) for one retired branch. */
-static void exact_count_branch(struct vpmu *pmu, uint16_t flags, bool taken, unsigned int cpl)
+/*
+ * One occurrence of `ev` if some counter counts it here.  `counted` is
+ * vpmu_counted_events_at() for this CPL, taken once per instruction: the
+ * step loop is hot and most events are counted by no counter.
+ */
+static void count_one(struct vpmu *pmu, uint32_t counted, enum pmu_arch_event ev,
+		      unsigned int cpl)
 {
-	vpmu_count(pmu, PMU_EV_BRANCHES, 1, cpl);
+	if (counted & (1u << ev))
+		vpmu_count(pmu, ev, 1, cpl);
+}
+
+/* BR_INST_RETIRED and its umasks (events.h) for one retired branch. */
+static void exact_count_branch(struct vpmu *pmu, uint32_t counted, uint16_t flags, bool taken,
+			       unsigned int cpl)
+{
+	count_one(pmu, counted, PMU_EV_BRANCHES, cpl);
 	if (flags & INSN_COND) {
-		vpmu_count(pmu, PMU_EV_BR_COND, 1, cpl);
+		count_one(pmu, counted, PMU_EV_BR_COND, cpl);
 		if (!taken)
-			vpmu_count(pmu, PMU_EV_BR_NOT_TAKEN, 1, cpl);
+			count_one(pmu, counted, PMU_EV_BR_NOT_TAKEN, cpl);
 	}
 	if (flags & INSN_NEAR_CALL)
-		vpmu_count(pmu, PMU_EV_BR_NEAR_CALL, 1, cpl);
+		count_one(pmu, counted, PMU_EV_BR_NEAR_CALL, cpl);
 	if (flags & INSN_NEAR_RET)
-		vpmu_count(pmu, PMU_EV_BR_NEAR_RETURN, 1, cpl);
+		count_one(pmu, counted, PMU_EV_BR_NEAR_RETURN, cpl);
 	if (flags & INSN_FAR)
-		vpmu_count(pmu, PMU_EV_BR_FAR, 1, cpl);
+		count_one(pmu, counted, PMU_EV_BR_FAR, cpl);
 	else if (taken)
-		vpmu_count(pmu, PMU_EV_BR_NEAR_TAKEN, 1, cpl);
+		count_one(pmu, counted, PMU_EV_BR_NEAR_TAKEN, cpl);
 }
 
 /* Adds one retired instruction (and what it implies) at the CPL it ran at. */
@@ -254,23 +267,28 @@ static void exact_retire(struct vcpu *vcpu, enum retire how)
 	struct exact_state *x = &vcpu->exact;
 	struct vpmu *pmu = &vcpu->pmu;
 
+	uint32_t counted = vpmu_counted_events_at(pmu, x->cpl);
+
 	x->retired++;
 	x->last_rip = x->rip;
-	vpmu_count(pmu, PMU_EV_INSTRUCTIONS, 1, x->cpl);
+	count_one(pmu, counted, PMU_EV_INSTRUCTIONS, x->cpl);
 	if (x->insn.flags & INSN_BRANCH)
-		exact_count_branch(pmu, x->insn.flags, how == RETIRE_TAKEN, x->cpl);
+		exact_count_branch(pmu, counted, x->insn.flags, how == RETIRE_TAKEN, x->cpl);
 	if (cycles_from_model(vcpu)) {
 		const struct pmuvm_config *cfg = vcpu->vm->cfg;
 		/* cycles x 1e3 per instruction, so a --cpi of 0.001 still counts */
 		uint64_t milli = (uint64_t)(cfg->cpi * 1000.0 + 0.5);
-		uint64_t core;
+		uint64_t core, ref;
 
 		x->cycle_rem += milli;
 		core = x->cycle_rem / 1000;
 		x->cycle_rem %= 1000;
+		/* Reference cycles at TSC/--cpu-mhz of those, the remainder carried. */
+		x->ref_rem += core * vcpu->clock.ref_khz;
+		ref = x->ref_rem / vcpu->clock.core_khz;
+		x->ref_rem %= vcpu->clock.core_khz;
 		vpmu_count(pmu, PMU_EV_CORE_CYCLES, core, x->cpl);
-		vpmu_count(pmu, PMU_EV_REF_CYCLES,
-			   core * vcpu->clock.ref_khz / vcpu->clock.core_khz, x->cpl);
+		vpmu_count(pmu, PMU_EV_REF_CYCLES, ref, x->cpl);
 	}
 }
 
@@ -417,7 +435,7 @@ static void exact_after_run(struct vcpu *vcpu, unsigned int cpl)
 int exact_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t data)
 {
 	struct exact_state *x = &vcpu->exact;
-	uint64_t cycle_rem = x->cycle_rem;
+	uint64_t cycle_rem = x->cycle_rem, ref_rem = x->ref_rem;
 	struct vpmu before;
 	int gp;
 
@@ -435,6 +453,7 @@ int exact_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t data)
 	if (gp) {
 		vcpu->pmu = before;
 		x->cycle_rem = cycle_rem;
+		x->ref_rem = ref_rem;
 		x->retired--;
 		return gp;
 	}
