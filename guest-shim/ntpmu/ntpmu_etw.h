@@ -37,10 +37,16 @@ struct ntpmu_pmc_set {
 	HANDLE hal[NTPMU_MAX_CPUS];
 };
 
-/* ETW_PMC_SUPPORT's role: counter list (0x0F) and profile config (0x0C). */
+/*
+ * ETW_PMC_SUPPORT's role: counter list (0x0F), profile config (0x0C) and
+ * the event list (0x0E) whose events carry the list's counter values.
+ */
 struct ntpmu_pmc_support {
 	struct ntpmu_pmc_set list;
 	struct ntpmu_pmc_set profile;
+	bool events_set;		/* 0x0E done: hook[] replaces the CSwitch default */
+	unsigned int nhooks;
+	USHORT hook[ETW_MAX_PMC_EVENTS];
 };
 
 struct ntpmu_logger {

@@ -517,12 +517,269 @@ START_TEST(test_trace_set_checks)
 		f.alloc_fail_in = 0;
 		ck_assert_int_eq(f.live_allocs, live);
 	}
-	ck_assert_uint_eq(TraceSetInformation(lg, TracePmcEventListInfo, &one, 4),
-			  ERROR_NOT_SUPPORTED);
+	ck_assert_uint_eq(TraceSetInformation(lg, 12, &one, 4), ERROR_NOT_SUPPORTED);
 	ck_assert_uint_eq(TraceSetInformation(lg, TraceSampledProfileIntervalInfo, &ti, 8),
 			  ERROR_INVALID_PARAMETER);
 	ck_assert_uint_eq(TraceSetInformation(0, TraceSampledProfileIntervalInfo, &ti, 4),
 			  ERROR_BAD_LENGTH);
+	fake_exit(&f);
+}
+END_TEST
+
+/* EVENT_TRACE_SYSTEM_EVENT_INFORMATION with room for 6 hook IDs. */
+struct etsei {
+	ULONG cls;
+	ULONG pad;
+	TRACEHANDLE h;
+	ULONG hook[6];
+};
+
+_Static_assert(offsetof(struct etsei, hook) ==
+	       offsetof(EVENT_TRACE_SYSTEM_EVENT_INFORMATION, HookId), "etsei layout");
+
+static NTSTATUS set_hooks(TRACEHANDLE h, const ULONG *hook, unsigned int n)
+{
+	struct etsei b = { .cls = EventTraceProfileEventListInformation, .h = h };
+
+	if (n)
+		memcpy(b.hook, hook, n * sizeof(ULONG));
+	return NtSetSystemInformation(SystemPerformanceTraceInformation, &b, 0x10 + n * 4);
+}
+
+static const ULONG five_hooks[5] = { 0x0524, 0x0524, 0x0524, 0x0524, 0x0524 };
+
+/*
+ * 0x0E's rules (ntpmu_etw.c) in order: each call breaks rule k and every
+ * later rule it can, and must get rule k's status.
+ */
+START_TEST(test_etw_event_list_rules)
+{
+	struct etsei b = { .cls = EventTraceProfileEventListInformation, .h = KERNEL_LOGGER_ID };
+	ULONG cswitch = PERFINFO_LOG_TYPE_CONTEXTSWAP, big = 0x10524;
+	TRACEHANDLE kl, other;
+	int live;
+
+	fake_init(&f, 5, 2);
+	/* 0: below the header */
+	ck_assert_int_eq(NtSetSystemInformation(SystemPerformanceTraceInformation, &b, 0x0c),
+			 STATUS_INFO_LENGTH_MISMATCH);
+	/* 1: not whole ULONGs (and no logger) */
+	ck_assert_int_eq(NtSetSystemInformation(SystemPerformanceTraceInformation, &b, 0x13),
+			 STATUS_INVALID_PARAMETER);
+	/* 2: no logger (and too many hooks) */
+	ck_assert_int_eq(set_hooks(KERNEL_LOGGER_ID, five_hooks, 5), STATUS_WMI_INSTANCE_NOT_FOUND);
+	/* 3: no TRACELOG_GUID_ENABLE (and too many hooks, paged) */
+	kl = start(KERNEL_LOGGER_NAMEW, EVENT_TRACE_USE_PAGED_MEMORY, 0);
+	ck_assert_int_eq(set_hooks(kl, five_hooks, 5), STATUS_ACCESS_DENIED);
+	ck_assert_int_eq(ntpmu_logger_stop(kl), STATUS_SUCCESS);
+	/* 4: not the NT Kernel Logger, even with a list the kernel logger takes */
+	other = start(u"other", 0, TRACELOG_GUID_ENABLE);
+	ck_assert_int_eq(set_hooks(other, &cswitch, 1), STATUS_INVALID_PARAMETER);
+	/* 5 and 6 before 7: too many, too big, paged, even when allocation fails */
+	kl = start(KERNEL_LOGGER_NAMEW, EVENT_TRACE_USE_PAGED_MEMORY, TRACELOG_GUID_ENABLE);
+	live = f.live_allocs;
+	f.alloc_fail_in = 1;
+	ck_assert_int_eq(set_hooks(kl, &cswitch, 1), STATUS_INVALID_PARAMETER);
+	ck_assert_int_eq(f.alloc_fail_in, 1);
+	f.alloc_fail_in = 0;
+	ck_assert_int_eq(ntpmu_logger_stop(kl), STATUS_SUCCESS);
+	kl = start(KERNEL_LOGGER_NAMEW, 0, TRACELOG_GUID_ENABLE);
+	live = f.live_allocs;
+	f.alloc_fail_in = 1;
+	ck_assert_int_eq(set_hooks(kl, five_hooks, 5), STATUS_INVALID_PARAMETER);
+	ck_assert_int_eq(set_hooks(kl, &big, 1), STATUS_INVALID_PARAMETER);
+	/* 7: ETW_PMC_SUPPORT cannot be allocated; nothing stays behind */
+	ck_assert_int_eq(set_hooks(kl, &cswitch, 1), STATUS_NO_MEMORY);
+	f.alloc_fail_in = 0;
+	ck_assert_int_eq(f.live_allocs, live);
+	/* four hooks is the maximum; then 8: set once (5 still breaks rule 5) */
+	ck_assert_int_eq(set_hooks(kl, five_hooks, 4), STATUS_SUCCESS);
+	ck_assert_int_eq(set_hooks(kl, &cswitch, 1), STATUS_WMI_ALREADY_ENABLED);
+	ck_assert_int_eq(set_hooks(kl, NULL, 0), STATUS_WMI_ALREADY_ENABLED);
+	ck_assert_int_eq(set_hooks(kl | 0x12340000ull, NULL, 0), STATUS_WMI_ALREADY_ENABLED);
+	ck_assert_int_eq(set_hooks(kl, five_hooks, 5), STATUS_INVALID_PARAMETER);
+	/* the counter list still comes after, on the same support structure */
+	ck_assert_int_eq(set_sources(EventTraceProfileCounterListInformation, kl, instr_branch, 2),
+			 STATUS_SUCCESS);
+	ck_assert_int_eq(ntpmu_logger_stop(kl), STATUS_SUCCESS);
+	/* a list set first: the support exists, no allocation to fail */
+	kl = start(KERNEL_LOGGER_NAMEW, 0, TRACELOG_GUID_ENABLE);
+	ck_assert_int_eq(set_sources(EventTraceProfileCounterListInformation, kl, instr_branch, 2),
+			 STATUS_SUCCESS);
+	f.alloc_fail_in = 1;
+	ck_assert_int_eq(set_hooks(kl, NULL, 0), STATUS_SUCCESS);
+	f.alloc_fail_in = 0;
+	ck_assert_int_eq(ntpmu_logger_stop(kl), STATUS_SUCCESS);
+	ck_assert_int_eq(ntpmu_logger_stop(other), STATUS_SUCCESS);
+	assert_pmu_free();
+	fake_exit(&f);
+}
+END_TEST
+
+static CLASSIC_EVENT_ID classic(GUID g, UCHAR type)
+{
+	return (CLASSIC_EVENT_ID){ .EventGuid = g, .Type = type, .Reserved = { 0xff } };
+}
+
+static const GUID thread_guid = NTPMU_THREAD_GUID, perfinfo_guid = NTPMU_PERFINFO_GUID,
+		  process_guid = NTPMU_PROCESS_GUID, unknown_guid = { 0x12345678, 1, 2, { 3 } };
+
+/* Set 8 (spec 4.4) in its order, then what it forwards to 0x0E. */
+START_TEST(test_trace_event_list)
+{
+	CLASSIC_EVENT_ID ev[5];
+	TRACEHANDLE kl, other;
+	int live, i;
+
+	fake_init(&f, 5, 1);
+	for (i = 0; i < 5; i++)
+		ev[i] = classic(thread_guid, CSWITCH_EVENT_TYPE);
+	other = start(u"other", 0, TRACELOG_GUID_ENABLE);
+	/* 1: not whole 0x18 entries, more than 4 (no logger either) */
+	ck_assert_uint_eq(TraceSetInformation(99, TracePmcEventListInfo, ev, 0x17),
+			  ERROR_INCORRECT_SIZE);
+	ck_assert_uint_eq(TraceSetInformation(99, TracePmcEventListInfo, ev, 0x19),
+			  ERROR_INCORRECT_SIZE);
+	ck_assert_uint_eq(TraceSetInformation(99, TracePmcEventListInfo, ev, 5 * 0x18),
+			  ERROR_INCORRECT_SIZE);
+	ck_assert_uint_eq(TraceSetInformation(99, TracePmcEventListInfo, NULL, 5 * 0x18),
+			  ERROR_INCORRECT_SIZE);
+	/* 2: empty with a buffer, entries without one */
+	ck_assert_uint_eq(TraceSetInformation(99, TracePmcEventListInfo, ev, 0),
+			  ERROR_INVALID_PARAMETER);
+	ck_assert_uint_eq(TraceSetInformation(99, TracePmcEventListInfo, NULL, 0x18),
+			  ERROR_INVALID_PARAMETER);
+	/* 3: out of memory, nothing left */
+	live = f.live_allocs;
+	f.alloc_fail_in = 1;
+	ck_assert_uint_eq(TraceSetInformation(99, TracePmcEventListInfo, ev, 0x18),
+			  ERROR_OUTOFMEMORY);
+	f.alloc_fail_in = 0;
+	ck_assert_int_eq(f.live_allocs, live);
+	/* 4: the kernel's answer: no logger, not the NT Kernel Logger */
+	ck_assert_uint_eq(TraceSetInformation(99, TracePmcEventListInfo, NULL, 0),
+			  ERROR_WMI_INSTANCE_NOT_FOUND);
+	ck_assert_uint_eq(TraceSetInformation(other, TracePmcEventListInfo, ev, 0x18),
+			  ERROR_INVALID_PARAMETER);
+	/* unknown GUIDs dropped: the kernel gets the rest, once */
+	kl = start(KERNEL_LOGGER_NAMEW, 0, TRACELOG_GUID_ENABLE);
+	ev[0] = classic(unknown_guid, CSWITCH_EVENT_TYPE);
+	ev[1] = classic(process_guid, 1);
+	ev[2] = classic(perfinfo_guid, PMC_INTERRUPT_EVENT_TYPE);
+	ev[3] = classic(unknown_guid, 2);
+	ck_assert_uint_eq(TraceSetInformation(kl, TracePmcEventListInfo, ev, 4 * 0x18),
+			  ERROR_SUCCESS);
+	ck_assert_uint_eq(TraceSetInformation(kl, TracePmcEventListInfo, ev, 0x18),
+			  ERROR_WMI_ALREADY_ENABLED);
+	ck_assert_int_eq(ntpmu_logger_stop(kl), STATUS_SUCCESS);
+	/* all unknown: an empty list, accepted */
+	kl = start(KERNEL_LOGGER_NAMEW, 0, TRACELOG_GUID_ENABLE);
+	ck_assert_uint_eq(TraceSetInformation(kl, TracePmcEventListInfo, ev, 0x18),
+			  ERROR_SUCCESS);
+	ck_assert_int_eq(set_hooks(kl, NULL, 0), STATUS_WMI_ALREADY_ENABLED);
+	ck_assert_int_eq(ntpmu_logger_stop(kl), STATUS_SUCCESS);
+	ck_assert_int_eq(ntpmu_logger_stop(other), STATUS_SUCCESS);
+	fake_exit(&f);
+}
+END_TEST
+
+/* A CSwitch record with no counter values. */
+static void expect_bare_cswitch(struct records *r, unsigned int cpu, uint32_t old, uint32_t new)
+{
+	const NTPMU_TRACE_HEADER *h = records_next(r);
+	const NTPMU_CSWITCH *cs = (const NTPMU_CSWITCH *)(h + 1);
+
+	ck_assert_ptr_nonnull(h);
+	ck_assert_uint_eq(h->HookId, PERFINFO_LOG_TYPE_CONTEXTSWAP);
+	ck_assert_uint_eq(h->Size, sizeof(*h) + sizeof(*cs));
+	ck_assert_uint_eq(h->Processor, cpu);
+	ck_assert_uint_eq(h->PmcCount, 0);
+	ck_assert_uint_eq(cs->OldThreadId, old);
+	ck_assert_uint_eq(cs->NewThreadId, new);
+}
+
+/*
+ * The event list replaces the CSwitch default: a list naming Process/Start
+ * (accepted, never raised) and the PMC sample puts the counter list's
+ * values on the samples and none on the context switches.
+ */
+START_TEST(test_etw_event_list_counters)
+{
+	CLASSIC_EVENT_ID ev[2] = { classic(process_guid, 1),
+				   classic(perfinfo_guid, PMC_INTERRUPT_EVENT_TYPE) };
+	ULONG prof = ProfileInstructionRetired;
+	const PERFINFO_PMC_SAMPLE_INFORMATION *s;
+	const uint64_t *v;
+	struct fake_thread a;
+	struct records r;
+	TRACEHANDLE kl;
+
+	fake_init(&f, 5, 1);
+	fake_thread_init(&f, &a, NULL);
+	kl = start(KERNEL_LOGGER_NAMEW, 0, TRACELOG_GUID_ENABLE);
+	ck_assert_uint_eq(TraceSetInformation(kl, TracePmcEventListInfo, ev, sizeof(ev)),
+			  ERROR_SUCCESS);
+	ck_assert_uint_eq(TraceSetInformation(kl, TracePmcCounterListInfo, (PVOID)instr_branch, 8),
+			  ERROR_SUCCESS);
+	ck_assert_uint_eq(TraceSetInformation(kl, TraceProfileSourceConfigInfo, &prof, 4),
+			  ERROR_SUCCESS);
+	fake_switch(&f, 0, &a);
+	fake_work(&f, PMU_EV_BRANCHES, 9);
+	fake_work(&f, PMU_EV_INSTRUCTIONS, 65536);
+	ck_assert(vpmu_take_pmi(&f.pmu[0]));
+	f.pmi_ip = 0x401000;
+	ntpmu_pmi();
+	fake_switch(&f, 0, NULL);
+
+	records_open(&r, kl);
+	ck_assert_uint_eq(r.lost, 0);
+	expect_bare_cswitch(&r, 0, 0, a.id);
+	{
+		const NTPMU_TRACE_HEADER *h = records_next(&r);
+
+		ck_assert_ptr_nonnull(h);
+		ck_assert_uint_eq(h->HookId, PERFINFO_LOG_TYPE_PMC_INTERRUPT);
+		ck_assert_uint_eq(h->PmcCount, 2);
+		ck_assert_uint_eq(h->Size, sizeof(*h) + sizeof(*s) + 16);
+		s = (const void *)(h + 1);
+		ck_assert_uint_eq((uintptr_t)s->InstructionPointer, 0x401000);
+		ck_assert_uint_eq(s->ProfileSource, ProfileInstructionRetired);
+		v = (const uint64_t *)(s + 1);
+		ck_assert_uint_eq(v[0], 65536);
+		ck_assert_uint_eq(v[1], 9);
+	}
+	expect_bare_cswitch(&r, 0, a.id, 0);
+	ck_assert_ptr_null(records_next(&r));
+	ck_assert_int_eq(ntpmu_logger_stop(kl), STATUS_SUCCESS);
+	assert_pmu_free();
+	fake_exit(&f);
+}
+END_TEST
+
+/* An event list naming CSwitch keeps the counters there, not on samples. */
+START_TEST(test_etw_event_list_cswitch)
+{
+	CLASSIC_EVENT_ID ev = classic(thread_guid, CSWITCH_EVENT_TYPE);
+	struct fake_thread a;
+	struct records r;
+	TRACEHANDLE kl;
+
+	fake_init(&f, 5, 1);
+	fake_thread_init(&f, &a, NULL);
+	kl = start(KERNEL_LOGGER_NAMEW, 0, TRACELOG_GUID_ENABLE);
+	ck_assert_uint_eq(TraceSetInformation(kl, TracePmcCounterListInfo, (PVOID)instr_branch, 8),
+			  ERROR_SUCCESS);
+	ck_assert_uint_eq(TraceSetInformation(kl, TracePmcEventListInfo, &ev, sizeof(ev)),
+			  ERROR_SUCCESS);
+	fake_switch(&f, 0, &a);
+	fake_work(&f, PMU_EV_INSTRUCTIONS, 12);
+	fake_work(&f, PMU_EV_BRANCHES, 5);
+	fake_switch(&f, 0, NULL);
+	records_open(&r, kl);
+	expect_cswitch(&r, 0, 0, a.id, 0, 0);
+	expect_cswitch(&r, 0, a.id, 0, 12, 5);
+	ck_assert_ptr_null(records_next(&r));
+	ck_assert_int_eq(ntpmu_logger_stop(kl), STATUS_SUCCESS);
 	fake_exit(&f);
 }
 END_TEST
@@ -610,6 +867,10 @@ static Suite *ntpmu_etw_suite(void)
 	tcase_add_test(tc, test_etw_v1);
 	tcase_add_test(tc, test_trace_set_checks);
 	tcase_add_test(tc, test_trace_query_sources);
+	tcase_add_test(tc, test_etw_event_list_rules);
+	tcase_add_test(tc, test_trace_event_list);
+	tcase_add_test(tc, test_etw_event_list_counters);
+	tcase_add_test(tc, test_etw_event_list_cswitch);
 	suite_add_tcase(s, tc);
 	return s;
 }
