@@ -331,6 +331,22 @@ static void perflib(int cpus)
 
 		GUEST_ASSERT_EQ(dh->dwNumCounters, 1);
 		GUEST_ASSERT_EQ(ch->dwType, PERF_COUNTERSET);
+		printf("ntpmu_etw: perflib clock %llu Hz, tsc %llu, 100ns %llu, "
+		       "%04u-%02u-%02u %02u:%02u:%02u.%03u\n",
+		       (unsigned long long)dh->PerfFreq, (unsigned long long)dh->PerfTimeStamp,
+		       (unsigned long long)dh->PerfTime100NSec, dh->SystemTime.wYear,
+		       dh->SystemTime.wMonth, dh->SystemTime.wDay, dh->SystemTime.wHour,
+		       dh->SystemTime.wMinute, dh->SystemTime.wSecond,
+		       dh->SystemTime.wMilliseconds);
+		GUEST_ASSERT(dh->PerfTimeStamp > 0);
+		/* 100-ns time is the TSC at PerfFreq (ntpmu_clock.c), to the unit */
+		if (dh->PerfFreq) {
+			uint64_t t = (uint64_t)dh->PerfTimeStamp, hz = (uint64_t)dh->PerfFreq;
+
+			GUEST_ASSERT_EQ((uint64_t)dh->PerfTime100NSec,
+					t / hz * 10000000u + t % hz * 10000000u / hz);
+			GUEST_ASSERT_EQ(dh->SystemTime.wYear, 1601);
+		}
 		GUEST_ASSERT_EQ(mi->dwInstances, (ULONG)cpus);
 		for (ULONG i = 0; i < mi->dwInstances; i++) {
 			const PERF_INSTANCE_HEADER *ih = (const void *)p;
