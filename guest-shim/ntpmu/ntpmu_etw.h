@@ -70,5 +70,8 @@ void ntpmu_logger_write(struct ntpmu_logger *lg, USHORT hook, const void *payloa
 /* Stop the counters of a set and free its HAL grants (no lock held). */
 void ntpmu_pmc_set_release(struct ntpmu_pmc_set *set);
 uint32_t ntpmu_thread_id(void *thread);
+/* TraceQueryInformation 25 and 27 (ntpmu_trace_pmc.c). */
+ULONG ntpmu_trace_query_owners(PVOID info, ULONG len, PULONG ret);
+ULONG ntpmu_trace_query_sessions(PVOID info, ULONG len, PULONG ret);
 
 #endif

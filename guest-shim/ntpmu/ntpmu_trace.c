@@ -5,7 +5,9 @@
  * Set:   5 TraceSampledProfileIntervalInfo, 6 TraceProfileSourceConfigInfo
  *        (kernel 0x0C), 8 TracePmcEventListInfo (kernel 0x0E),
  *        9 TracePmcCounterListInfo (kernel 0x0F).
- * Query: 5, 7 TraceProfileSourceListInfo, 22 TraceMaxPmcCounterQuery.
+ * Query: 5, 7 TraceProfileSourceListInfo, 22 TraceMaxPmcCounterQuery,
+ *        25 TracePmcCounterOwners, 27 TracePmcSessionInformation
+ *        (ntpmu_trace_pmc.c, with their rules).
  * Anything else is ERROR_NOT_SUPPORTED.
  *
  * Status precedence for set 8 (spec 4.4):
@@ -259,6 +261,11 @@ ULONG WMIAPI TraceQueryInformation(TRACEHANDLE SessionHandle, TRACE_INFO_CLASS I
 				     ReturnLength);
 	case TraceMaxPmcCounterQuery:
 		return query_max_counters(TraceInformation, InformationLength, ReturnLength);
+	case TracePmcCounterOwners:
+		return ntpmu_trace_query_owners(TraceInformation, InformationLength, ReturnLength);
+	case TracePmcSessionInformation:
+		return ntpmu_trace_query_sessions(TraceInformation, InformationLength,
+						  ReturnLength);
 	default:
 		return ERROR_NOT_SUPPORTED;
 	}

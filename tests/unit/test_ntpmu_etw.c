@@ -850,6 +850,171 @@ START_TEST(test_trace_query_sources)
 }
 END_TEST
 
+/* A HAL grant of GP counters `mask` on processor `cpu`, with `tag` if non-zero. */
+static HANDLE hal_grant(unsigned int cpu, uint64_t mask, ULONG tag)
+{
+	struct {
+		ULONG Count;
+		PHYSICAL_COUNTER_RESOURCE_DESCRIPTOR Descriptors[8];
+	} rl = { 0 };
+	GROUP_AFFINITY ga = { .Mask = (KAFFINITY)1 << cpu };
+	HANDLE h;
+
+	for (unsigned int i = 0; i < 8; i++) {
+		if (!(mask >> i & 1))
+			continue;
+		rl.Descriptors[rl.Count].Type = ResourceTypeSingle;
+		rl.Descriptors[rl.Count++].u.CounterIndex = i;
+	}
+	if (tag) {
+		rl.Descriptors[rl.Count].Type = ResourceTypeIdenitificationTag;
+		rl.Descriptors[rl.Count++].u.IdentificationTag = tag;
+	}
+	ck_assert_int_eq(HalAllocateHardwareCounters(&ga, 1, (PPHYSICAL_COUNTER_RESOURCE_LIST)&rl,
+						     &h), STATUS_SUCCESS);
+	return h;
+}
+
+static void expect_owner(const ETW_PMC_COUNTER_OWNERSHIP_STATUS *st, unsigned int i,
+			 ETW_PMC_COUNTER_OWNER_TYPE type, ULONG source, ULONG tag)
+{
+	ck_assert_uint_eq(st->CounterOwners[i].OwnerType, type);
+	ck_assert_uint_eq(st->CounterOwners[i].ProfileSource, source);
+	ck_assert_uint_eq(st->CounterOwners[i].OwnerTag, tag);
+}
+
+/* Query 25 (ntpmu_trace_pmc.c): its size rules, then who holds what. */
+START_TEST(test_trace_pmc_owners)
+{
+	union {
+		ETW_PMC_COUNTER_OWNERSHIP_STATUS st;
+		uint8_t b[8 + 12 * 8 + 4];
+	} u;
+	HARDWARE_COUNTER c = { .Type = PMCCounter, .Index = 6 };
+	ULONG ret = 0;
+	TRACEHANDLE lg;
+	HANDLE h1, h2;
+
+	fake_init(&f, 5, 2);
+	memset(&u, 0xcc, sizeof(u));
+	u.st.ProcessorNumber = 0;
+	/* 8 GP counters: 8 + 12 * 8 */
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcCounterOwners, &u, 0x67, &ret),
+			  ERROR_BAD_LENGTH);
+	ck_assert_uint_eq(ret, 0x68);
+	ck_assert_uint_eq(u.b[8], 0xcc);
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcCounterOwners, NULL, 0x68, &ret),
+			  ERROR_INVALID_PARAMETER);
+	u.st.ProcessorNumber = 2;
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcCounterOwners, &u, 0x68, &ret),
+			  ERROR_INVALID_PARAMETER);
+
+	lg = start(u"owners", 0, TRACELOG_GUID_ENABLE);
+	ck_assert_int_eq(set_sources(EventTraceProfileCounterListInformation, lg, instr_branch, 2),
+			 STATUS_SUCCESS);
+	h1 = hal_grant(1, 1u << 2, 0x5a5a);
+	h2 = hal_grant(1, 1u << 3, 0);
+	ck_assert_int_eq(KeSetHardwareCounterConfiguration(&c, 1), STATUS_SUCCESS);
+
+	u.st.ProcessorNumber = 1;
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcCounterOwners, &u, sizeof(u), &ret),
+			  ERROR_SUCCESS);
+	ck_assert_uint_eq(ret, 0x68);
+	ck_assert_uint_eq(u.st.ProcessorNumber, 1);
+	ck_assert_uint_eq(u.st.NumberOfCounters, 8);
+	expect_owner(&u.st, 0, EtwPmcOwnerTaggedWithSource, ProfileInstructionRetired, lg);
+	expect_owner(&u.st, 1, EtwPmcOwnerTaggedWithSource, ProfileBranchInstructions, lg);
+	expect_owner(&u.st, 2, EtwPmcOwnerTagged, 0, 0x5a5a);
+	expect_owner(&u.st, 3, EtwPmcOwnerUntagged, 0, 0);
+	expect_owner(&u.st, 4, EtwPmcOwnerFree, 0, 0);
+	expect_owner(&u.st, 5, EtwPmcOwnerFree, 0, 0);
+	expect_owner(&u.st, 6, EtwPmcOwnerUntagged, 0, 0);
+	expect_owner(&u.st, 7, EtwPmcOwnerFree, 0, 0);
+	ck_assert_uint_eq(u.b[0x68], 0xcc);
+	/* processor 0: only ETW and thread profiling */
+	u.st.ProcessorNumber = 0;
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcCounterOwners, &u, 0x68, &ret),
+			  ERROR_SUCCESS);
+	expect_owner(&u.st, 0, EtwPmcOwnerTaggedWithSource, ProfileInstructionRetired, lg);
+	expect_owner(&u.st, 2, EtwPmcOwnerFree, 0, 0);
+	expect_owner(&u.st, 3, EtwPmcOwnerFree, 0, 0);
+	expect_owner(&u.st, 6, EtwPmcOwnerUntagged, 0, 0);
+
+	ck_assert_int_eq(KeSetHardwareCounterConfiguration(NULL, 0), STATUS_SUCCESS);
+	ck_assert_int_eq(HalFreeHardwareCounters(h1), STATUS_SUCCESS);
+	ck_assert_int_eq(HalFreeHardwareCounters(h2), STATUS_SUCCESS);
+	ck_assert_int_eq(ntpmu_logger_stop(lg), STATUS_SUCCESS);
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcCounterOwners, &u, 0x68, &ret),
+			  ERROR_SUCCESS);
+	for (unsigned int i = 0; i < 8; i++)
+		expect_owner(&u.st, i, EtwPmcOwnerFree, 0, 0);
+	fake_exit(&f);
+}
+END_TEST
+
+/* Query 27: one blob per logger with PMC counting configured. */
+START_TEST(test_trace_pmc_sessions)
+{
+	CLASSIC_EVENT_ID ev[2] = { classic(perfinfo_guid, PMC_INTERRUPT_EVENT_TYPE),
+				   classic(process_guid, 1) };
+	uint8_t buf[256];
+	const ETW_PMC_SESSION_INFO *si;
+	const ULONG *src;
+	const USHORT *hook;
+	ULONG ret = 99;
+	TRACEHANDLE a, kl, none;
+
+	fake_init(&f, 5, 1);
+	/* nothing configured: empty */
+	none = start(u"none", 0, TRACELOG_GUID_ENABLE);
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcSessionInformation, NULL, 0, &ret),
+			  ERROR_SUCCESS);
+	ck_assert_uint_eq(ret, 0);
+
+	a = start(u"a", 0, TRACELOG_GUID_ENABLE);
+	ck_assert_int_eq(set_sources(EventTraceProfileCounterListInformation, a, instr_branch, 2),
+			 STATUS_SUCCESS);
+	kl = start(KERNEL_LOGGER_NAMEW, 0, TRACELOG_GUID_ENABLE);
+	ck_assert_uint_eq(TraceSetInformation(kl, TracePmcEventListInfo, ev, sizeof(ev)),
+			  ERROR_SUCCESS);
+	/* a: 0x10 + 8 + 2 -> 0x20; kernel logger: 0x10 + 4 -> 0x18 */
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcSessionInformation, NULL, 0, &ret),
+			  ERROR_BAD_LENGTH);
+	ck_assert_uint_eq(ret, 0x38);
+	memset(buf, 0xcc, sizeof(buf));
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcSessionInformation, buf, 0x37, &ret),
+			  ERROR_BAD_LENGTH);
+	ck_assert_uint_eq(buf[0], 0xcc);
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcSessionInformation, buf, sizeof(buf),
+						&ret), ERROR_SUCCESS);
+	ck_assert_uint_eq(ret, 0x38);
+	si = (const void *)buf;
+	ck_assert_uint_eq(si->NextEntryOffset, 0x20);
+	ck_assert_uint_eq(si->LoggerId, a);
+	ck_assert_uint_eq(si->ProfileSourceCount, 2);
+	ck_assert_uint_eq(si->HookIdCount, 1);
+	src = (const ULONG *)(si + 1);
+	ck_assert_uint_eq(src[0], ProfileInstructionRetired);
+	ck_assert_uint_eq(src[1], ProfileBranchInstructions);
+	hook = (const USHORT *)(src + 2);
+	ck_assert_uint_eq(hook[0], PERFINFO_LOG_TYPE_CONTEXTSWAP);
+	si = (const void *)(buf + 0x20);
+	ck_assert_uint_eq(si->NextEntryOffset, 0);
+	ck_assert_uint_eq(si->LoggerId, KERNEL_LOGGER_ID);
+	ck_assert_uint_eq(si->ProfileSourceCount, 0);
+	ck_assert_uint_eq(si->HookIdCount, 2);
+	hook = (const USHORT *)(si + 1);
+	ck_assert_uint_eq(hook[0], PERFINFO_LOG_TYPE_PMC_INTERRUPT);
+	ck_assert_uint_eq(hook[1], EVENT_TRACE_GROUP_PROCESS | 1);
+	ck_assert_uint_eq(buf[0x38], 0xcc);
+
+	ck_assert_int_eq(ntpmu_logger_stop(a), STATUS_SUCCESS);
+	ck_assert_int_eq(ntpmu_logger_stop(kl), STATUS_SUCCESS);
+	ck_assert_int_eq(ntpmu_logger_stop(none), STATUS_SUCCESS);
+	fake_exit(&f);
+}
+END_TEST
+
 static Suite *ntpmu_etw_suite(void)
 {
 	Suite *s = suite_create("ntpmu_etw");
@@ -871,6 +1036,8 @@ static Suite *ntpmu_etw_suite(void)
 	tcase_add_test(tc, test_trace_event_list);
 	tcase_add_test(tc, test_etw_event_list_counters);
 	tcase_add_test(tc, test_etw_event_list_cswitch);
+	tcase_add_test(tc, test_trace_pmc_owners);
+	tcase_add_test(tc, test_trace_pmc_sessions);
 	suite_add_tcase(s, tc);
 	return s;
 }
