@@ -26,6 +26,8 @@ struct etpci {
 
 _Static_assert(offsetof(struct etpci, src) ==
 	       offsetof(EVENT_TRACE_PROFILE_COUNTER_INFORMATION, ProfileSource), "etpci layout");
+_Static_assert(offsetof(struct etpci, src) ==
+	       offsetof(EVENT_TRACE_SYSTEM_EVENT_INFORMATION, HookId), "etpci as 0x0E");
 
 static NTSTATUS set_sources(ULONG cls, TRACEHANDLE h, const ULONG *src, unsigned int n)
 {
@@ -526,24 +528,10 @@ START_TEST(test_trace_set_checks)
 }
 END_TEST
 
-/* EVENT_TRACE_SYSTEM_EVENT_INFORMATION with room for 6 hook IDs. */
-struct etsei {
-	ULONG cls;
-	ULONG pad;
-	TRACEHANDLE h;
-	ULONG hook[6];
-};
-
-_Static_assert(offsetof(struct etsei, hook) ==
-	       offsetof(EVENT_TRACE_SYSTEM_EVENT_INFORMATION, HookId), "etsei layout");
-
+/* 0x0E's EVENT_TRACE_SYSTEM_EVENT_INFORMATION has 0x0F's layout (spec 4.5). */
 static NTSTATUS set_hooks(TRACEHANDLE h, const ULONG *hook, unsigned int n)
 {
-	struct etsei b = { .cls = EventTraceProfileEventListInformation, .h = h };
-
-	if (n)
-		memcpy(b.hook, hook, n * sizeof(ULONG));
-	return NtSetSystemInformation(SystemPerformanceTraceInformation, &b, 0x10 + n * 4);
+	return set_sources(EventTraceProfileEventListInformation, h, hook, n);
 }
 
 static const ULONG five_hooks[5] = { 0x0524, 0x0524, 0x0524, 0x0524, 0x0524 };
@@ -554,7 +542,7 @@ static const ULONG five_hooks[5] = { 0x0524, 0x0524, 0x0524, 0x0524, 0x0524 };
  */
 START_TEST(test_etw_event_list_rules)
 {
-	struct etsei b = { .cls = EventTraceProfileEventListInformation, .h = KERNEL_LOGGER_ID };
+	struct etpci b = { .cls = EventTraceProfileEventListInformation, .h = KERNEL_LOGGER_ID };
 	ULONG cswitch = PERFINFO_LOG_TYPE_CONTEXTSWAP, big = 0x10524;
 	TRACEHANDLE kl, other;
 	int live;
@@ -628,6 +616,7 @@ static const GUID thread_guid = NTPMU_THREAD_GUID, perfinfo_guid = NTPMU_PERFINF
 START_TEST(test_trace_event_list)
 {
 	CLASSIC_EVENT_ID ev[5];
+	ULONG info[8], ret;
 	TRACEHANDLE kl, other;
 	int live, i;
 
@@ -669,6 +658,13 @@ START_TEST(test_trace_event_list)
 	ev[3] = classic(unknown_guid, 2);
 	ck_assert_uint_eq(TraceSetInformation(kl, TracePmcEventListInfo, ev, 4 * 0x18),
 			  ERROR_SUCCESS);
+	/* what the kernel kept, through query 27: Process/1 and PerfInfo/0x2F */
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcSessionInformation, info, sizeof(info),
+						&ret), ERROR_SUCCESS);
+	ck_assert_uint_eq(ret, 0x18);
+	ck_assert_uint_eq(info[3], 2);
+	ck_assert_uint_eq(info[4], (EVENT_TRACE_GROUP_PERFINFO | PMC_INTERRUPT_EVENT_TYPE) << 16 |
+				   (EVENT_TRACE_GROUP_PROCESS | 1));
 	ck_assert_uint_eq(TraceSetInformation(kl, TracePmcEventListInfo, ev, 0x18),
 			  ERROR_WMI_ALREADY_ENABLED);
 	ck_assert_int_eq(ntpmu_logger_stop(kl), STATUS_SUCCESS);
