@@ -6,5 +6,7 @@
 
 /* Bind ntpmu to the runtime: PMI vector on every CPU, scheduler switch hook. */
 void ntpmu_rt_init(void);
+/* The TSC frequency from KVM's pvclock, 0 if unavailable (pvclock.c). */
+uint64_t ntpmu_rt_pvclock_hz(void);
 
 #endif

@@ -146,6 +146,13 @@ static uint64_t rt_pmi_ip_op(void *ctx)
 	return pmi_rip[rt_cpu_id()];
 }
 
+static uint64_t tsc_hz;
+
+static uint64_t rt_tsc_hz_op(void *ctx)
+{
+	return tsc_hz;
+}
+
 static const struct ntpmu_platform_ops ntpmu_rt_ops = {
 	.rdmsr = rt_rdmsr,
 	.wrmsr = rt_wrmsr,
@@ -168,6 +175,7 @@ static const struct ntpmu_platform_ops ntpmu_rt_ops = {
 	.set_user_rdpmc = rt_set_user_rdpmc_op,
 	.thread_id = rt_thread_id_op,
 	.pmi_ip = rt_pmi_ip_op,
+	.tsc_hz = rt_tsc_hz_op,
 };
 
 static void switch_hook(struct rt_thread *prev, struct rt_thread *next)
@@ -190,6 +198,8 @@ static void arm_lvtpc(void *arg)
 
 void ntpmu_rt_init(void)
 {
+	/* Once, here: the pvclock area is one for all CPUs (pvclock.c). */
+	tsc_hz = ntpmu_rt_pvclock_hz();
 	ntpmu_init(&ntpmu_rt_ops, NULL);
 	rt_set_irq_handler(NTPMU_RT_PMI_VECTOR, pmi_handler);
 	rt_on_each_cpu(arm_lvtpc, NULL);

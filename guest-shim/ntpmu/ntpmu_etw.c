@@ -1,9 +1,10 @@
 /*
  * NtSetSystemInformation(SystemPerformanceTraceInformation) for the PMC
  * classes (seed 002, spec 4.5-4.6), and what the configured counters do:
- * counter lists (0x0F) attach this processor's counter values to every
- * context-switch record; profile configurations (0x0C) sample, each
- * overflow writing a PMC sample record (IP, thread, source).
+ * counter lists (0x0F) attach this processor's counter values to the
+ * records of the logger's event list (0x0E; CSwitch until one is set);
+ * profile configurations (0x0C) sample, each overflow writing a PMC sample
+ * record (IP, thread, source).
  *
  * Status precedence for 0x0C and 0x0F (seed 002 order; the seed leaves
  * 0x0C's rules "to be done", so 0x0C follows 0x0F's, per logger, with its
@@ -29,12 +30,31 @@
  *      profile; STATUS_INSUFFICIENT_RESOURCES when they are taken).  A
  *      failure releases what earlier processors got, and the support
  *      structure if this call created it.
+ *
+ * Status precedence for 0x0E EventTraceProfileEventListInformation (spec
+ * 4.4-4.5: "settable once per logger", "requires an NT Kernel Logger
+ * session"; the rest mirrors 0x0F's order, as choices):
+ *   0. as above; length below the 0x10 header   STATUS_INFO_LENGTH_MISMATCH
+ *   1. length - 0x10 not whole ULONGs           STATUS_INVALID_PARAMETER
+ *   2. no running logger with that ID (or busy) STATUS_WMI_INSTANCE_NOT_FOUND
+ *   3. no TRACELOG_GUID_ENABLE                  STATUS_ACCESS_DENIED
+ *   4. not the NT Kernel Logger                 STATUS_INVALID_PARAMETER
+ *   5. more than ETW_MAX_PMC_EVENTS (4) hook IDs, or one above 0xFFFF
+ *      (ETW_PMC_SUPPORT keeps USHORT HookId[4]) STATUS_INVALID_PARAMETER
+ *   6. EVENT_TRACE_USE_PAGED_MEMORY logger      STATUS_INVALID_PARAMETER
+ *   7. ETW_PMC_SUPPORT cannot be allocated      STATUS_NO_MEMORY
+ *   8. an event list already set                STATUS_WMI_ALREADY_ENABLED
+ * Zero hook IDs is a valid list: counters ride on no event.  The list may
+ * come before or after the counter list.  Events ntpmu raises, and so can
+ * carry counter values: CSwitch (0x0524) and the PMC sample (0x0F2F); any
+ * other hook ID is accepted and kept but never raised.
  * (ntpmu_sysinfo.c dispatches NtSetSystemInformation by class.)
  */
 #include "ntpmu_etw.h"
 #include "pmu/msr.h"
 
 #define ETW_HEADER_BYTES	offsetof(EVENT_TRACE_PROFILE_COUNTER_INFORMATION, ProfileSource)
+#define ETW_EVENT_HEADER_BYTES	offsetof(EVENT_TRACE_SYSTEM_EVENT_INFORMATION, HookId)
 
 struct resource_list {
 	ULONG Count;
@@ -276,6 +296,67 @@ static NTSTATUS set_pmc_sources(const EVENT_TRACE_PROFILE_COUNTER_INFORMATION *i
 	return st;
 }
 
+/* Rules 4-8 of 0x0E on the logger acquire() holds; `hook` is the caller's. */
+static NTSTATUS configure_events(struct ntpmu_logger *lg, const ULONG *hook, unsigned int n)
+{
+	USHORT ids[ETW_MAX_PMC_EVENTS];
+	unsigned long flags;
+	unsigned int i;
+
+	if (lg->id != KERNEL_LOGGER_ID)
+		return STATUS_INVALID_PARAMETER;
+	if (n > ETW_MAX_PMC_EVENTS)
+		return STATUS_INVALID_PARAMETER;
+	/* Copied once: the caller's buffer may change under us. */
+	for (i = 0; i < n; i++) {
+		ULONG id;
+
+		__builtin_memcpy(&id, &hook[i], sizeof(id));
+		if (id > 0xFFFF)
+			return STATUS_INVALID_PARAMETER;
+		ids[i] = (USHORT)id;
+	}
+	if (lg->mode & EVENT_TRACE_USE_PAGED_MEMORY)
+		return STATUS_INVALID_PARAMETER;
+	if (!lg->pmc) {
+		struct ntpmu_pmc_support *created = ntpmu.ops->zalloc(ntpmu.ctx, sizeof(*created));
+
+		if (!created)
+			return STATUS_NO_MEMORY;
+		flags = ntpmu_lock();
+		lg->pmc = created;
+		ntpmu_unlock(flags);
+	}
+	if (lg->pmc->events_set)
+		return STATUS_WMI_ALREADY_ENABLED;
+	flags = ntpmu_lock();
+	for (i = 0; i < n; i++)
+		lg->pmc->hook[i] = ids[i];
+	lg->pmc->nhooks = n;
+	lg->pmc->events_set = true;
+	ntpmu_unlock(flags);
+	return STATUS_SUCCESS;
+}
+
+static NTSTATUS set_event_list(const EVENT_TRACE_SYSTEM_EVENT_INFORMATION *info, ULONG len)
+{
+	struct ntpmu_logger *lg;
+	TRACEHANDLE h;
+	NTSTATUS st;
+
+	if (len < ETW_EVENT_HEADER_BYTES)
+		return STATUS_INFO_LENGTH_MISMATCH;
+	if ((len - ETW_EVENT_HEADER_BYTES) % sizeof(ULONG))
+		return STATUS_INVALID_PARAMETER;
+	__builtin_memcpy(&h, &info->TraceHandle, sizeof(h));
+	st = acquire(h, &lg);
+	if (st != STATUS_SUCCESS)
+		return st;
+	st = configure_events(lg, info->HookId, (len - ETW_EVENT_HEADER_BYTES) / sizeof(ULONG));
+	release(lg);
+	return st;
+}
+
 NTSTATUS ntpmu_etw_set_information(PVOID SystemInformation, ULONG SystemInformationLength)
 {
 	ULONG cls;
@@ -290,6 +371,8 @@ NTSTATUS ntpmu_etw_set_information(PVOID SystemInformation, ULONG SystemInformat
 		return set_pmc_sources(SystemInformation, SystemInformationLength, true);
 	case EventTraceProfileCounterListInformation:
 		return set_pmc_sources(SystemInformation, SystemInformationLength, false);
+	case EventTraceProfileEventListInformation:
+		return set_event_list(SystemInformation, SystemInformationLength);
 	default:
 		return STATUS_NOT_IMPLEMENTED;
 	}
@@ -304,12 +387,34 @@ static uint64_t read_gp(unsigned int gp)
 }
 
 /*
- * Every running logger with a counter list gets a CSwitch record carrying
- * this processor's raw counter values at the switch.
+ * The counter list's raw values on this processor if the logger's events
+ * carry them on `hook` (0x0E's list, CSwitch until one is set); the count.
+ * Under the lock.
+ */
+static unsigned int list_values(const struct ntpmu_logger *lg, unsigned int cpu, USHORT hook,
+				uint64_t *vals)
+{
+	const struct ntpmu_pmc_support *pmc = lg->pmc;
+	bool on = !pmc->events_set && hook == PERFINFO_LOG_TYPE_CONTEXTSWAP;
+	unsigned int i;
+
+	for (i = 0; pmc->events_set && i < pmc->nhooks; i++)
+		on |= pmc->hook[i] == hook;
+	if (!on)
+		return 0;
+	for (i = 0; i < pmc->list.n; i++)
+		vals[i] = read_gp(pmc->list.gp[cpu][i]);
+	return pmc->list.n;
+}
+
+/*
+ * Every running logger with a counter list gets a CSwitch record, carrying
+ * this processor's raw counter values at the switch when its event list
+ * names CSwitch.
  */
 void ntpmu_etw_context_switch(void *prev, void *next)
 {
-	unsigned int cpu, i, l;
+	unsigned int cpu, l;
 	unsigned long flags;
 
 	if (!ntpmu.ops)
@@ -319,27 +424,27 @@ void ntpmu_etw_context_switch(void *prev, void *next)
 	for (l = 0; l < NTPMU_MAX_LOGGERS; l++) {
 		struct ntpmu_logger *lg = &ntpmu_loggers[l];
 		uint64_t vals[NTPMU_ETW_MAX_PMC];
+		unsigned int n;
 		NTPMU_CSWITCH cs;
 
 		if (!lg->active || !lg->pmc || !lg->pmc->list.n)
 			continue;
-		for (i = 0; i < lg->pmc->list.n; i++)
-			vals[i] = read_gp(lg->pmc->list.gp[cpu][i]);
+		n = list_values(lg, cpu, PERFINFO_LOG_TYPE_CONTEXTSWAP, vals);
 		cs = (NTPMU_CSWITCH){
 			.NewThreadId = ntpmu_thread_id(next),
 			.OldThreadId = ntpmu_thread_id(prev),
 			.OldThreadWaitReason = prev ? ntpmu.ops->thread_wait_reason(ntpmu.ctx, prev)
 						    : -1,
 		};
-		ntpmu_logger_write(lg, PERFINFO_LOG_TYPE_CONTEXTSWAP, &cs, sizeof(cs), vals,
-				   lg->pmc->list.n);
+		ntpmu_logger_write(lg, PERFINFO_LOG_TYPE_CONTEXTSWAP, &cs, sizeof(cs), vals, n);
 	}
 	ntpmu_unlock(flags);
 }
 
 /*
  * The HAL's overflow callback (PMI): one sample per overflowed counter of
- * the profile that owns this processor's overflow interrupt, then the
+ * the profile that owns this processor's overflow interrupt (with the
+ * counter list's values when the event list names 0x0F2F), then the
  * counter restarts at -interval.
  */
 static void overflow_handler(ULONGLONG bits, HANDLE owner)
@@ -358,16 +463,19 @@ static void overflow_handler(ULONGLONG bits, HANDLE owner)
 		for (i = 0; i < set->n; i++) {
 			unsigned int gp = set->gp[cpu][i];
 			PERFINFO_PMC_SAMPLE_INFORMATION s;
+			uint64_t vals[NTPMU_ETW_MAX_PMC];
+			unsigned int nv;
 
 			if (!(bits >> gp & 1))
 				continue;
+			nv = list_values(lg, cpu, PERFINFO_LOG_TYPE_PMC_INTERRUPT, vals);
 			s = (PERFINFO_PMC_SAMPLE_INFORMATION){
 				.InstructionPointer = (PVOID)(uintptr_t)ip,
 				.ThreadId = ntpmu_thread_id(ntpmu.ops->current_thread(ntpmu.ctx)),
 				.ProfileSource = (USHORT)set->source[i],
 			};
 			ntpmu_logger_write(lg, PERFINFO_LOG_TYPE_PMC_INTERRUPT, &s, sizeof(s),
-					   NULL, 0);
+					   vals, nv);
 			ntpmu.ops->wrmsr(ntpmu.ctx, MSR_IA32_PMC0 + gp,
 					 (uint32_t)-set->interval[i]);
 		}

@@ -37,10 +37,16 @@ struct ntpmu_pmc_set {
 	HANDLE hal[NTPMU_MAX_CPUS];
 };
 
-/* ETW_PMC_SUPPORT's role: counter list (0x0F) and profile config (0x0C). */
+/*
+ * ETW_PMC_SUPPORT's role: counter list (0x0F), profile config (0x0C) and
+ * the event list (0x0E) whose events carry the list's counter values.
+ */
 struct ntpmu_pmc_support {
 	struct ntpmu_pmc_set list;
 	struct ntpmu_pmc_set profile;
+	bool events_set;		/* 0x0E done: hook[] replaces the CSwitch default */
+	unsigned int nhooks;
+	USHORT hook[ETW_MAX_PMC_EVENTS];
 };
 
 struct ntpmu_logger {
@@ -64,5 +70,8 @@ void ntpmu_logger_write(struct ntpmu_logger *lg, USHORT hook, const void *payloa
 /* Stop the counters of a set and free its HAL grants (no lock held). */
 void ntpmu_pmc_set_release(struct ntpmu_pmc_set *set);
 uint32_t ntpmu_thread_id(void *thread);
+/* TraceQueryInformation 25 and 27 (ntpmu_trace_pmc.c). */
+ULONG ntpmu_trace_query_owners(PVOID info, ULONG len, PULONG ret);
+ULONG ntpmu_trace_query_sessions(PVOID info, ULONG len, PULONG ret);
 
 #endif

@@ -29,13 +29,18 @@
  *   Instance names match exactly or by PERF_WILDCARD_INSTANCE (the only
  *   wildcard); a spec whose instance is gone gives a PERF_ERROR_RETURN
  *   header with ERROR_WMI_INSTANCE_NOT_FOUND in PerfQueryCounterData.
- * PerfTime100NSec, PerfFreq and SystemTime are 0: the guest has no wall
- * clock and no calibrated TSC; PerfTimeStamp is the TSC.
+ * PERF_DATA_HEADER clocks (ntpmu_clock.c): PerfTimeStamp is the TSC,
+ * PerfFreq its frequency from CPUID 15H, the platform or 16H (0 if
+ * unknown); with no calendar clock in the guest, PerfTime100NSec is that
+ * TSC in 100-ns units (time since the TSC's zero, from the FILETIME epoch)
+ * and SystemTime the same instant (1601-01-01 plus that time); both 0
+ * when PerfFreq is 0.
  * The open-query list is under the ntpmu lock; a query handle is used by
  * one thread at a time, and the first open and last close are not made
  * concurrently with other Perflib calls (they start and stop the counters).
  */
 #include "ntpmu_internal.h"
+#include "ntpmu_clock.h"
 #include "ntpmu_etw.h"
 #include "ntpmu_perf_blocks.h"
 #include "nt/perflib.h"
@@ -571,6 +576,21 @@ static void emit_data(struct out *o, const struct perf_query *q, const struct sn
 {
 	PERF_DATA_HEADER h = { .PerfTimeStamp = (LONGLONG)tsc };
 	const struct perf_spec *s;
+	uint64_t hz = ntpmu_tsc_hz();
+	uint16_t st[8] = { 0 };
+
+	h.PerfFreq = (LONGLONG)hz;
+	h.PerfTime100NSec = (LONGLONG)ntpmu_tsc_to_100ns(tsc, hz);
+	if (hz)
+		ntpmu_filetime_to_systemtime((uint64_t)h.PerfTime100NSec, st);
+	h.SystemTime.wYear = st[0];
+	h.SystemTime.wMonth = st[1];
+	h.SystemTime.wDayOfWeek = st[2];
+	h.SystemTime.wDay = st[3];
+	h.SystemTime.wHour = st[4];
+	h.SystemTime.wMinute = st[5];
+	h.SystemTime.wSecond = st[6];
+	h.SystemTime.wMilliseconds = st[7];
 
 	for (s = q->specs; s; s = s->next)
 		h.dwNumCounters++;

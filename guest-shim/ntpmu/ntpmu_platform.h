@@ -63,6 +63,11 @@ struct ntpmu_platform_ops {
 	uint32_t (*thread_id)(void *ctx, void *thread);
 	/* Optional (NULL: 0).  In the PMI: the interrupted instruction pointer. */
 	uint64_t (*pmi_ip)(void *ctx);
+	/*
+	 * Optional (NULL: 0).  The TSC frequency in Hz as the platform knows
+	 * it, 0 if it does not; used when CPUID 15H cannot say (ntpmu_clock.c).
+	 */
+	uint64_t (*tsc_hz)(void *ctx);
 };
 
 /*

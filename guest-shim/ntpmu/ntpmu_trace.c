@@ -3,10 +3,24 @@
  * sechost of Windows 10; Win32 codes through RtlNtStatusToDosError).
  *
  * Set:   5 TraceSampledProfileIntervalInfo, 6 TraceProfileSourceConfigInfo
- *        (kernel 0x0C), 9 TracePmcCounterListInfo (kernel 0x0F).
- * Query: 5, 7 TraceProfileSourceListInfo, 22 TraceMaxPmcCounterQuery.
- * Anything else is ERROR_NOT_SUPPORTED (class 8, the PMC event list, is
- * not implemented: counter values go on context switches only).
+ *        (kernel 0x0C), 8 TracePmcEventListInfo (kernel 0x0E),
+ *        9 TracePmcCounterListInfo (kernel 0x0F).
+ * Query: 5, 7 TraceProfileSourceListInfo, 22 TraceMaxPmcCounterQuery,
+ *        25 TracePmcCounterOwners, 27 TracePmcSessionInformation
+ *        (ntpmu_trace_pmc.c, with their rules).
+ * Anything else is ERROR_NOT_SUPPORTED.
+ *
+ * Status precedence for set 8 (spec 4.4):
+ *   1. length not whole CLASSIC_EVENT_IDs (0x18), or more than
+ *      ETW_MAX_PMC_EVENTS (4) of them            ERROR_INCORRECT_SIZE
+ *   2. no entries with a buffer, or entries with a NULL buffer (choice)
+ *                                                ERROR_INVALID_PARAMETER
+ *   3. the kernel list cannot be allocated       ERROR_OUTOFMEMORY
+ *   4. the kernel's 0x0E answer (ntpmu_etw.c), which refuses a logger
+ *      other than the NT Kernel Logger           ERROR_INVALID_PARAMETER
+ * A known class GUID becomes hook ID (group << 8 | Type); unknown GUIDs
+ * are dropped without error (possibly leaving an empty list, which is
+ * forwarded: counters then ride on no event).
  *
  * Choices: the per-call source cap of classes 6 and 9 is 8, the Windows 10
  * 1703 ETW_MAX_PMC_COUNTERS (spec 4.4 note and 8.7 leave the current value
@@ -60,6 +74,62 @@ static ULONG set_sources(TRACEHANDLE h, EVENT_TRACE_INFORMATION_CLASS cls, PVOID
 	return RtlNtStatusToDosError(st);
 }
 
+static const struct classic_group {
+	GUID guid;
+	USHORT group;
+} classic_groups[] = {
+	{ NTPMU_DISKIO_GUID, EVENT_TRACE_GROUP_IO },
+	{ NTPMU_PAGEFAULT_GUID, EVENT_TRACE_GROUP_MEMORY },
+	{ NTPMU_PROCESS_GUID, EVENT_TRACE_GROUP_PROCESS },
+	{ NTPMU_FILEIO_GUID, EVENT_TRACE_GROUP_FILE },
+	{ NTPMU_THREAD_GUID, EVENT_TRACE_GROUP_THREAD },
+	{ NTPMU_TCPIP_GUID, EVENT_TRACE_GROUP_TCPIP },
+	{ NTPMU_UDPIP_GUID, EVENT_TRACE_GROUP_UDPIP },
+	{ NTPMU_REGISTRY_GUID, EVENT_TRACE_GROUP_REGISTRY },
+	{ NTPMU_PERFINFO_GUID, EVENT_TRACE_GROUP_PERFINFO },
+};
+
+/* The group of a known class GUID, -1 if unknown. */
+static int classic_group(const GUID *g)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(classic_groups) / sizeof(classic_groups[0]); i++)
+		if (!__builtin_memcmp(&classic_groups[i].guid, g, sizeof(*g)))
+			return classic_groups[i].group;
+	return -1;
+}
+
+static ULONG set_event_list(TRACEHANDLE h, PVOID info, ULONG len)
+{
+	EVENT_TRACE_SYSTEM_EVENT_INFORMATION *k;
+	const ULONG hdr = (ULONG)offsetof(EVENT_TRACE_SYSTEM_EVENT_INFORMATION, HookId);
+	ULONG n = len / sizeof(CLASSIC_EVENT_ID), kept = 0, i;
+	NTSTATUS st;
+
+	if (len % sizeof(CLASSIC_EVENT_ID) || n > ETW_MAX_PMC_EVENTS)
+		return ERROR_INCORRECT_SIZE;
+	if (!n != !info)
+		return ERROR_INVALID_PARAMETER;
+	k = ntpmu.ops->zalloc(ntpmu.ctx, hdr + n * sizeof(ULONG));
+	if (!k)
+		return ERROR_OUTOFMEMORY;
+	k->EventTraceInformationClass = EventTraceProfileEventListInformation;
+	k->TraceHandle = h;
+	for (i = 0; i < n; i++) {
+		CLASSIC_EVENT_ID e;
+		int group;
+
+		__builtin_memcpy(&e, (const uint8_t *)info + i * sizeof(e), sizeof(e));
+		group = classic_group(&e.EventGuid);
+		if (group >= 0)
+			k->HookId[kept++] = (ULONG)group | e.Type;
+	}
+	st = NtSetSystemInformation(SystemPerformanceTraceInformation, k, hdr + kept * sizeof(ULONG));
+	ntpmu.ops->free(ntpmu.ctx, k);
+	return RtlNtStatusToDosError(st);
+}
+
 ULONG WMIAPI TraceSetInformation(TRACEHANDLE SessionHandle, TRACE_INFO_CLASS InformationClass,
 				 PVOID TraceInformation, ULONG InformationLength)
 {
@@ -69,6 +139,8 @@ ULONG WMIAPI TraceSetInformation(TRACEHANDLE SessionHandle, TRACE_INFO_CLASS Inf
 	case TraceProfileSourceConfigInfo:
 		return set_sources(SessionHandle, EventTraceProfileConfigInformation,
 				   TraceInformation, InformationLength);
+	case TracePmcEventListInfo:
+		return set_event_list(SessionHandle, TraceInformation, InformationLength);
 	case TracePmcCounterListInfo:
 		return set_sources(SessionHandle, EventTraceProfileCounterListInformation,
 				   TraceInformation, InformationLength);
@@ -189,6 +261,11 @@ ULONG WMIAPI TraceQueryInformation(TRACEHANDLE SessionHandle, TRACE_INFO_CLASS I
 				     ReturnLength);
 	case TraceMaxPmcCounterQuery:
 		return query_max_counters(TraceInformation, InformationLength, ReturnLength);
+	case TracePmcCounterOwners:
+		return ntpmu_trace_query_owners(TraceInformation, InformationLength, ReturnLength);
+	case TracePmcSessionInformation:
+		return ntpmu_trace_query_sessions(TraceInformation, InformationLength,
+						  ReturnLength);
 	default:
 		return ERROR_NOT_SUPPORTED;
 	}

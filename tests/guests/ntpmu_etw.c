@@ -221,31 +221,43 @@ static void profile(const uint8_t *buf, ULONG used, ULONG source)
 	}
 }
 
-/* CSwitch records: counter values per processor never decrease. */
+/*
+ * The event list (class 8) names CSwitch and the PMC sample: both carry
+ * the counter list's values, which per processor never decrease.
+ */
 static void cswitches(const uint8_t *buf, ULONG used, unsigned int npmc, int cpus)
 {
 	uint64_t last[2][2] = { { 0 } };
-	unsigned int n[2] = { 0, 0 }, workers_seen = 0;
+	unsigned int n[2] = { 0, 0 }, samples = 0, workers_seen = 0;
 
 	for (ULONG off = 0; off < used;) {
 		const NTPMU_TRACE_HEADER *h = (const NTPMU_TRACE_HEADER *)(buf + off);
 		const NTPMU_CSWITCH *cs = (const void *)(h + 1);
-		const uint64_t *v = (const uint64_t *)(cs + 1);
+		/* Both payloads are 0x10 bytes. */
+		const uint64_t *v = (const uint64_t *)((const uint8_t *)(h + 1) + 0x10);
 
 		off += h->Size;
-		if (h->HookId != PERFINFO_LOG_TYPE_CONTEXTSWAP)
+		if (h->HookId != PERFINFO_LOG_TYPE_CONTEXTSWAP &&
+		    h->HookId != PERFINFO_LOG_TYPE_PMC_INTERRUPT)
 			continue;
 		GUEST_ASSERT(h->Processor < cpus);
 		GUEST_ASSERT_EQ(h->PmcCount, npmc);
+		GUEST_ASSERT_EQ(h->Size, sizeof(*h) + 0x10 + 8 * npmc);
 		for (unsigned int i = 0; i < npmc; i++) {
 			GUEST_ASSERT(v[i] >= last[h->Processor][i]);
 			last[h->Processor][i] = v[i];
+		}
+		if (h->HookId == PERFINFO_LOG_TYPE_PMC_INTERRUPT) {
+			samples++;
+			continue;
 		}
 		for (int w = 0; w < cpus * THREADS_PER_CPU; w++)
 			if (cs->NewThreadId == workers[w].id)
 				workers_seen++;
 		n[h->Processor]++;
 	}
+	printf("ntpmu_etw: %u PMC samples with %u counter values each\n", samples, npmc);
+	GUEST_ASSERT(samples > 0);
 	for (int c = 0; c < cpus; c++) {
 		printf("ntpmu_etw: cpu %d: %u context switches, counters at the last:", c, n[c]);
 		for (unsigned int i = 0; i < npmc; i++)
@@ -254,6 +266,31 @@ static void cswitches(const uint8_t *buf, ULONG used, unsigned int npmc, int cpu
 		GUEST_ASSERT(n[c] > 0);
 	}
 	GUEST_ASSERT(workers_seen >= (unsigned int)(cpus * THREADS_PER_CPU));
+}
+
+/*
+ * Class 8: CSwitch, the PMC sample, Process/Start (accepted, never raised)
+ * and an unknown class (dropped); once per logger.
+ */
+static void set_event_list(TRACEHANDLE lg)
+{
+	CLASSIC_EVENT_ID ev[4] = {
+		{ .EventGuid = NTPMU_THREAD_GUID, .Type = CSWITCH_EVENT_TYPE },
+		{ .EventGuid = NTPMU_PERFINFO_GUID, .Type = PMC_INTERRUPT_EVENT_TYPE },
+		{ .EventGuid = NTPMU_PROCESS_GUID, .Type = 1 },
+		{ .EventGuid = { 0x01234567, 0x89ab, 0xcdef, { 1, 2, 3, 4, 5, 6, 7, 8 } },
+		  .Type = 36 },
+	};
+
+	GUEST_ASSERT_EQ(TraceSetInformation(lg, TracePmcEventListInfo, ev, 0x19),
+			ERROR_INCORRECT_SIZE);
+	GUEST_ASSERT_EQ(TraceSetInformation(lg, TracePmcEventListInfo, ev, 0),
+			ERROR_INVALID_PARAMETER);
+	GUEST_ASSERT_EQ(TraceSetInformation(lg, TracePmcEventListInfo, ev, sizeof(ev)),
+			ERROR_SUCCESS);
+	GUEST_ASSERT_EQ(TraceSetInformation(lg, TracePmcEventListInfo, ev, 0x18),
+			ERROR_WMI_ALREADY_ENABLED);
+	printf("ntpmu_etw: event list CSwitch, PmcInterrupt, Process/Start set\n");
 }
 
 static void perflib(int cpus)
@@ -294,6 +331,22 @@ static void perflib(int cpus)
 
 		GUEST_ASSERT_EQ(dh->dwNumCounters, 1);
 		GUEST_ASSERT_EQ(ch->dwType, PERF_COUNTERSET);
+		printf("ntpmu_etw: perflib clock %llu Hz, tsc %llu, 100ns %llu, "
+		       "%04u-%02u-%02u %02u:%02u:%02u.%03u\n",
+		       (unsigned long long)dh->PerfFreq, (unsigned long long)dh->PerfTimeStamp,
+		       (unsigned long long)dh->PerfTime100NSec, dh->SystemTime.wYear,
+		       dh->SystemTime.wMonth, dh->SystemTime.wDay, dh->SystemTime.wHour,
+		       dh->SystemTime.wMinute, dh->SystemTime.wSecond,
+		       dh->SystemTime.wMilliseconds);
+		GUEST_ASSERT(dh->PerfTimeStamp > 0);
+		/* 100-ns time is the TSC at PerfFreq (ntpmu_clock.c), to the unit */
+		if (dh->PerfFreq) {
+			uint64_t t = (uint64_t)dh->PerfTimeStamp, hz = (uint64_t)dh->PerfFreq;
+
+			GUEST_ASSERT_EQ((uint64_t)dh->PerfTime100NSec,
+					t / hz * 10000000u + t % hz * 10000000u / hz);
+			GUEST_ASSERT_EQ(dh->SystemTime.wYear, 1601);
+		}
 		GUEST_ASSERT_EQ(mi->dwInstances, (ULONG)cpus);
 		for (ULONG i = 0; i < mi->dwInstances; i++) {
 			const PERF_INSTANCE_HEADER *ih = (const void *)p;
@@ -395,6 +448,7 @@ int main(void)
 	GUEST_ASSERT_EQ(TraceSetInformation(lg, TraceProfileSourceConfigInfo, &prof, 4),
 			ERROR_SUCCESS);
 	GUEST_ASSERT_EQ(TraceSetInformation(lg, TracePmcCounterListInfo, list, 8), ERROR_SUCCESS);
+	set_event_list(lg);
 	/* once per logger (seed 002) */
 	GUEST_ASSERT_EQ(TraceSetInformation(lg, TracePmcCounterListInfo, list, 8),
 			ERROR_WMI_ALREADY_ENABLED);

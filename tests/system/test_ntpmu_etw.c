@@ -26,6 +26,12 @@ START_TEST(test_ntpmu_etw_under_pmuvm)
 	ck_assert_msg(strstr(r.out, "ntpmu_etw: profile source 25: "), "%s", r.out);
 	ck_assert_msg(strstr(r.out, "ntpmu_etw:   top 1: ip "), "%s", r.out);
 	ck_assert_msg(strstr(r.out, "ntpmu_etw: cpu 1: "), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "ntpmu_etw: event list CSwitch, PmcInterrupt, Process/Start set\n"),
+		      "%s", r.out);
+	ck_assert_msg(strstr(r.out, " PMC samples with 2 counter values each\n"), "%s", r.out);
+	/* KVM's pvclock gives the TSC frequency (ntpmu-rt/pvclock.c) */
+	ck_assert_msg(strstr(r.out, "ntpmu_etw: perflib clock "), "%s", r.out);
+	ck_assert_msg(!strstr(r.out, "ntpmu_etw: perflib clock 0 Hz"), "%s", r.out);
 	ck_assert_msg(strstr(r.out, "ntpmu_etw: perflib processor 0: event0="), "%s", r.out);
 	ck_assert_msg(strstr(r.out, "ntpmu_etw: perflib processor 1: event0="), "%s", r.out);
 	pmuvm_result_free(&r);

@@ -1,5 +1,6 @@
 /* The fake ntpmu platform of the unit tests (see ntpmu_fake.h). */
 #include <stdlib.h>
+#include <string.h>
 
 #include <check.h>
 
@@ -45,7 +46,11 @@ static void fake_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t r[4]
 
 	r[0] = r[1] = r[2] = r[3] = 0;
 	if (leaf == 0)
-		r[0] = 0xd;
+		r[0] = f->max_leaf ? f->max_leaf : 0xd;
+	else if (leaf == 0x15)
+		memcpy(r, f->leaf15, sizeof(f->leaf15));
+	else if (leaf == 0x16)
+		r[0] = f->leaf16;
 	else if (leaf == 0xa)
 		vpmu_cpuid_0a(&f->pmu[f->cur].cfg, &r[0], &r[1], &r[2], &r[3]);
 }
@@ -161,6 +166,11 @@ static uint32_t fake_thread_id(void *ctx, void *thread)
 	return ((struct fake_thread *)thread)->id;
 }
 
+static uint64_t fake_tsc_hz(void *ctx)
+{
+	return ((struct fake_platform *)ctx)->tsc_hz;
+}
+
 static uint64_t fake_pmi_ip(void *ctx)
 {
 	return ((struct fake_platform *)ctx)->pmi_ip;
@@ -188,6 +198,7 @@ const struct ntpmu_platform_ops fake_ops = {
 	.set_user_rdpmc = fake_set_user_rdpmc,
 	.thread_id = fake_thread_id,
 	.pmi_ip = fake_pmi_ip,
+	.tsc_hz = fake_tsc_hz,
 };
 
 void fake_init(struct fake_platform *f, unsigned int version, unsigned int nr_cpus)

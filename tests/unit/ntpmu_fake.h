@@ -37,6 +37,11 @@ struct fake_platform {
 	bool user_mode;
 	bool in_switch;
 	uint64_t tsc;
+	/* CPUID: highest leaf (0: 0xd), leaf 15H EAX/EBX/ECX, leaf 16H EAX. */
+	uint32_t max_leaf;
+	uint32_t leaf15[3];
+	uint32_t leaf16;
+	uint64_t tsc_hz;			/* the tsc_hz op's answer */
 	uint64_t pmi_ip;			/* the PMI's interrupted IP */
 
 	struct fake_thread *threads[FAKE_MAX_THREADS];

@@ -26,6 +26,8 @@ struct etpci {
 
 _Static_assert(offsetof(struct etpci, src) ==
 	       offsetof(EVENT_TRACE_PROFILE_COUNTER_INFORMATION, ProfileSource), "etpci layout");
+_Static_assert(offsetof(struct etpci, src) ==
+	       offsetof(EVENT_TRACE_SYSTEM_EVENT_INFORMATION, HookId), "etpci as 0x0E");
 
 static NTSTATUS set_sources(ULONG cls, TRACEHANDLE h, const ULONG *src, unsigned int n)
 {
@@ -517,12 +519,263 @@ START_TEST(test_trace_set_checks)
 		f.alloc_fail_in = 0;
 		ck_assert_int_eq(f.live_allocs, live);
 	}
-	ck_assert_uint_eq(TraceSetInformation(lg, TracePmcEventListInfo, &one, 4),
-			  ERROR_NOT_SUPPORTED);
+	ck_assert_uint_eq(TraceSetInformation(lg, 12, &one, 4), ERROR_NOT_SUPPORTED);
 	ck_assert_uint_eq(TraceSetInformation(lg, TraceSampledProfileIntervalInfo, &ti, 8),
 			  ERROR_INVALID_PARAMETER);
 	ck_assert_uint_eq(TraceSetInformation(0, TraceSampledProfileIntervalInfo, &ti, 4),
 			  ERROR_BAD_LENGTH);
+	fake_exit(&f);
+}
+END_TEST
+
+/* 0x0E's EVENT_TRACE_SYSTEM_EVENT_INFORMATION has 0x0F's layout (spec 4.5). */
+static NTSTATUS set_hooks(TRACEHANDLE h, const ULONG *hook, unsigned int n)
+{
+	return set_sources(EventTraceProfileEventListInformation, h, hook, n);
+}
+
+static const ULONG five_hooks[5] = { 0x0524, 0x0524, 0x0524, 0x0524, 0x0524 };
+
+/*
+ * 0x0E's rules (ntpmu_etw.c) in order: each call breaks rule k and every
+ * later rule it can, and must get rule k's status.
+ */
+START_TEST(test_etw_event_list_rules)
+{
+	struct etpci b = { .cls = EventTraceProfileEventListInformation, .h = KERNEL_LOGGER_ID };
+	ULONG cswitch = PERFINFO_LOG_TYPE_CONTEXTSWAP, big = 0x10524;
+	TRACEHANDLE kl, other;
+	int live;
+
+	fake_init(&f, 5, 2);
+	/* 0: below the header */
+	ck_assert_int_eq(NtSetSystemInformation(SystemPerformanceTraceInformation, &b, 0x0c),
+			 STATUS_INFO_LENGTH_MISMATCH);
+	/* 1: not whole ULONGs (and no logger) */
+	ck_assert_int_eq(NtSetSystemInformation(SystemPerformanceTraceInformation, &b, 0x13),
+			 STATUS_INVALID_PARAMETER);
+	/* 2: no logger (and too many hooks) */
+	ck_assert_int_eq(set_hooks(KERNEL_LOGGER_ID, five_hooks, 5), STATUS_WMI_INSTANCE_NOT_FOUND);
+	/* 3: no TRACELOG_GUID_ENABLE (and too many hooks, paged) */
+	kl = start(KERNEL_LOGGER_NAMEW, EVENT_TRACE_USE_PAGED_MEMORY, 0);
+	ck_assert_int_eq(set_hooks(kl, five_hooks, 5), STATUS_ACCESS_DENIED);
+	ck_assert_int_eq(ntpmu_logger_stop(kl), STATUS_SUCCESS);
+	/* 4: not the NT Kernel Logger, even with a list the kernel logger takes */
+	other = start(u"other", 0, TRACELOG_GUID_ENABLE);
+	ck_assert_int_eq(set_hooks(other, &cswitch, 1), STATUS_INVALID_PARAMETER);
+	/* 5 and 6 before 7: too many, too big, paged, even when allocation fails */
+	kl = start(KERNEL_LOGGER_NAMEW, EVENT_TRACE_USE_PAGED_MEMORY, TRACELOG_GUID_ENABLE);
+	live = f.live_allocs;
+	f.alloc_fail_in = 1;
+	ck_assert_int_eq(set_hooks(kl, &cswitch, 1), STATUS_INVALID_PARAMETER);
+	ck_assert_int_eq(f.alloc_fail_in, 1);
+	f.alloc_fail_in = 0;
+	ck_assert_int_eq(ntpmu_logger_stop(kl), STATUS_SUCCESS);
+	kl = start(KERNEL_LOGGER_NAMEW, 0, TRACELOG_GUID_ENABLE);
+	live = f.live_allocs;
+	f.alloc_fail_in = 1;
+	ck_assert_int_eq(set_hooks(kl, five_hooks, 5), STATUS_INVALID_PARAMETER);
+	ck_assert_int_eq(set_hooks(kl, &big, 1), STATUS_INVALID_PARAMETER);
+	/* 7: ETW_PMC_SUPPORT cannot be allocated; nothing stays behind */
+	ck_assert_int_eq(set_hooks(kl, &cswitch, 1), STATUS_NO_MEMORY);
+	f.alloc_fail_in = 0;
+	ck_assert_int_eq(f.live_allocs, live);
+	/* four hooks is the maximum; then 8: set once (5 still breaks rule 5) */
+	ck_assert_int_eq(set_hooks(kl, five_hooks, 4), STATUS_SUCCESS);
+	ck_assert_int_eq(set_hooks(kl, &cswitch, 1), STATUS_WMI_ALREADY_ENABLED);
+	ck_assert_int_eq(set_hooks(kl, NULL, 0), STATUS_WMI_ALREADY_ENABLED);
+	ck_assert_int_eq(set_hooks(kl | 0x12340000ull, NULL, 0), STATUS_WMI_ALREADY_ENABLED);
+	ck_assert_int_eq(set_hooks(kl, five_hooks, 5), STATUS_INVALID_PARAMETER);
+	/* the counter list still comes after, on the same support structure */
+	ck_assert_int_eq(set_sources(EventTraceProfileCounterListInformation, kl, instr_branch, 2),
+			 STATUS_SUCCESS);
+	ck_assert_int_eq(ntpmu_logger_stop(kl), STATUS_SUCCESS);
+	/* a list set first: the support exists, no allocation to fail */
+	kl = start(KERNEL_LOGGER_NAMEW, 0, TRACELOG_GUID_ENABLE);
+	ck_assert_int_eq(set_sources(EventTraceProfileCounterListInformation, kl, instr_branch, 2),
+			 STATUS_SUCCESS);
+	f.alloc_fail_in = 1;
+	ck_assert_int_eq(set_hooks(kl, NULL, 0), STATUS_SUCCESS);
+	f.alloc_fail_in = 0;
+	ck_assert_int_eq(ntpmu_logger_stop(kl), STATUS_SUCCESS);
+	ck_assert_int_eq(ntpmu_logger_stop(other), STATUS_SUCCESS);
+	assert_pmu_free();
+	fake_exit(&f);
+}
+END_TEST
+
+static CLASSIC_EVENT_ID classic(GUID g, UCHAR type)
+{
+	return (CLASSIC_EVENT_ID){ .EventGuid = g, .Type = type, .Reserved = { 0xff } };
+}
+
+static const GUID thread_guid = NTPMU_THREAD_GUID, perfinfo_guid = NTPMU_PERFINFO_GUID,
+		  process_guid = NTPMU_PROCESS_GUID, unknown_guid = { 0x12345678, 1, 2, { 3 } };
+
+/* Set 8 (spec 4.4) in its order, then what it forwards to 0x0E. */
+START_TEST(test_trace_event_list)
+{
+	CLASSIC_EVENT_ID ev[5];
+	ULONG info[8], ret;
+	TRACEHANDLE kl, other;
+	int live, i;
+
+	fake_init(&f, 5, 1);
+	for (i = 0; i < 5; i++)
+		ev[i] = classic(thread_guid, CSWITCH_EVENT_TYPE);
+	other = start(u"other", 0, TRACELOG_GUID_ENABLE);
+	/* 1: not whole 0x18 entries, more than 4 (no logger either) */
+	ck_assert_uint_eq(TraceSetInformation(99, TracePmcEventListInfo, ev, 0x17),
+			  ERROR_INCORRECT_SIZE);
+	ck_assert_uint_eq(TraceSetInformation(99, TracePmcEventListInfo, ev, 0x19),
+			  ERROR_INCORRECT_SIZE);
+	ck_assert_uint_eq(TraceSetInformation(99, TracePmcEventListInfo, ev, 5 * 0x18),
+			  ERROR_INCORRECT_SIZE);
+	ck_assert_uint_eq(TraceSetInformation(99, TracePmcEventListInfo, NULL, 5 * 0x18),
+			  ERROR_INCORRECT_SIZE);
+	/* 2: empty with a buffer, entries without one */
+	ck_assert_uint_eq(TraceSetInformation(99, TracePmcEventListInfo, ev, 0),
+			  ERROR_INVALID_PARAMETER);
+	ck_assert_uint_eq(TraceSetInformation(99, TracePmcEventListInfo, NULL, 0x18),
+			  ERROR_INVALID_PARAMETER);
+	/* 3: out of memory, nothing left */
+	live = f.live_allocs;
+	f.alloc_fail_in = 1;
+	ck_assert_uint_eq(TraceSetInformation(99, TracePmcEventListInfo, ev, 0x18),
+			  ERROR_OUTOFMEMORY);
+	f.alloc_fail_in = 0;
+	ck_assert_int_eq(f.live_allocs, live);
+	/* 4: the kernel's answer: no logger, not the NT Kernel Logger */
+	ck_assert_uint_eq(TraceSetInformation(99, TracePmcEventListInfo, NULL, 0),
+			  ERROR_WMI_INSTANCE_NOT_FOUND);
+	ck_assert_uint_eq(TraceSetInformation(other, TracePmcEventListInfo, ev, 0x18),
+			  ERROR_INVALID_PARAMETER);
+	/* unknown GUIDs dropped: the kernel gets the rest, once */
+	kl = start(KERNEL_LOGGER_NAMEW, 0, TRACELOG_GUID_ENABLE);
+	ev[0] = classic(unknown_guid, CSWITCH_EVENT_TYPE);
+	ev[1] = classic(process_guid, 1);
+	ev[2] = classic(perfinfo_guid, PMC_INTERRUPT_EVENT_TYPE);
+	ev[3] = classic(unknown_guid, 2);
+	ck_assert_uint_eq(TraceSetInformation(kl, TracePmcEventListInfo, ev, 4 * 0x18),
+			  ERROR_SUCCESS);
+	/* what the kernel kept, through query 27: Process/1 and PerfInfo/0x2F */
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcSessionInformation, info, sizeof(info),
+						&ret), ERROR_SUCCESS);
+	ck_assert_uint_eq(ret, 0x18);
+	ck_assert_uint_eq(info[3], 2);
+	ck_assert_uint_eq(info[4], (EVENT_TRACE_GROUP_PERFINFO | PMC_INTERRUPT_EVENT_TYPE) << 16 |
+				   (EVENT_TRACE_GROUP_PROCESS | 1));
+	ck_assert_uint_eq(TraceSetInformation(kl, TracePmcEventListInfo, ev, 0x18),
+			  ERROR_WMI_ALREADY_ENABLED);
+	ck_assert_int_eq(ntpmu_logger_stop(kl), STATUS_SUCCESS);
+	/* all unknown: an empty list, accepted */
+	kl = start(KERNEL_LOGGER_NAMEW, 0, TRACELOG_GUID_ENABLE);
+	ck_assert_uint_eq(TraceSetInformation(kl, TracePmcEventListInfo, ev, 0x18),
+			  ERROR_SUCCESS);
+	ck_assert_int_eq(set_hooks(kl, NULL, 0), STATUS_WMI_ALREADY_ENABLED);
+	ck_assert_int_eq(ntpmu_logger_stop(kl), STATUS_SUCCESS);
+	ck_assert_int_eq(ntpmu_logger_stop(other), STATUS_SUCCESS);
+	fake_exit(&f);
+}
+END_TEST
+
+/* A CSwitch record with no counter values. */
+static void expect_bare_cswitch(struct records *r, unsigned int cpu, uint32_t old, uint32_t new)
+{
+	const NTPMU_TRACE_HEADER *h = records_next(r);
+	const NTPMU_CSWITCH *cs = (const NTPMU_CSWITCH *)(h + 1);
+
+	ck_assert_ptr_nonnull(h);
+	ck_assert_uint_eq(h->HookId, PERFINFO_LOG_TYPE_CONTEXTSWAP);
+	ck_assert_uint_eq(h->Size, sizeof(*h) + sizeof(*cs));
+	ck_assert_uint_eq(h->Processor, cpu);
+	ck_assert_uint_eq(h->PmcCount, 0);
+	ck_assert_uint_eq(cs->OldThreadId, old);
+	ck_assert_uint_eq(cs->NewThreadId, new);
+}
+
+/*
+ * The event list replaces the CSwitch default: a list naming Process/Start
+ * (accepted, never raised) and the PMC sample puts the counter list's
+ * values on the samples and none on the context switches.
+ */
+START_TEST(test_etw_event_list_counters)
+{
+	CLASSIC_EVENT_ID ev[2] = { classic(process_guid, 1),
+				   classic(perfinfo_guid, PMC_INTERRUPT_EVENT_TYPE) };
+	ULONG prof = ProfileInstructionRetired;
+	const PERFINFO_PMC_SAMPLE_INFORMATION *s;
+	const uint64_t *v;
+	struct fake_thread a;
+	struct records r;
+	TRACEHANDLE kl;
+
+	fake_init(&f, 5, 1);
+	fake_thread_init(&f, &a, NULL);
+	kl = start(KERNEL_LOGGER_NAMEW, 0, TRACELOG_GUID_ENABLE);
+	ck_assert_uint_eq(TraceSetInformation(kl, TracePmcEventListInfo, ev, sizeof(ev)),
+			  ERROR_SUCCESS);
+	ck_assert_uint_eq(TraceSetInformation(kl, TracePmcCounterListInfo, (PVOID)instr_branch, 8),
+			  ERROR_SUCCESS);
+	ck_assert_uint_eq(TraceSetInformation(kl, TraceProfileSourceConfigInfo, &prof, 4),
+			  ERROR_SUCCESS);
+	fake_switch(&f, 0, &a);
+	fake_work(&f, PMU_EV_BRANCHES, 9);
+	fake_work(&f, PMU_EV_INSTRUCTIONS, 65536);
+	ck_assert(vpmu_take_pmi(&f.pmu[0]));
+	f.pmi_ip = 0x401000;
+	ntpmu_pmi();
+	fake_switch(&f, 0, NULL);
+
+	records_open(&r, kl);
+	ck_assert_uint_eq(r.lost, 0);
+	expect_bare_cswitch(&r, 0, 0, a.id);
+	{
+		const NTPMU_TRACE_HEADER *h = records_next(&r);
+
+		ck_assert_ptr_nonnull(h);
+		ck_assert_uint_eq(h->HookId, PERFINFO_LOG_TYPE_PMC_INTERRUPT);
+		ck_assert_uint_eq(h->PmcCount, 2);
+		ck_assert_uint_eq(h->Size, sizeof(*h) + sizeof(*s) + 16);
+		s = (const void *)(h + 1);
+		ck_assert_uint_eq((uintptr_t)s->InstructionPointer, 0x401000);
+		ck_assert_uint_eq(s->ProfileSource, ProfileInstructionRetired);
+		v = (const uint64_t *)(s + 1);
+		ck_assert_uint_eq(v[0], 65536);
+		ck_assert_uint_eq(v[1], 9);
+	}
+	expect_bare_cswitch(&r, 0, a.id, 0);
+	ck_assert_ptr_null(records_next(&r));
+	ck_assert_int_eq(ntpmu_logger_stop(kl), STATUS_SUCCESS);
+	assert_pmu_free();
+	fake_exit(&f);
+}
+END_TEST
+
+/* An event list naming CSwitch keeps the counters there, not on samples. */
+START_TEST(test_etw_event_list_cswitch)
+{
+	CLASSIC_EVENT_ID ev = classic(thread_guid, CSWITCH_EVENT_TYPE);
+	struct fake_thread a;
+	struct records r;
+	TRACEHANDLE kl;
+
+	fake_init(&f, 5, 1);
+	fake_thread_init(&f, &a, NULL);
+	kl = start(KERNEL_LOGGER_NAMEW, 0, TRACELOG_GUID_ENABLE);
+	ck_assert_uint_eq(TraceSetInformation(kl, TracePmcCounterListInfo, (PVOID)instr_branch, 8),
+			  ERROR_SUCCESS);
+	ck_assert_uint_eq(TraceSetInformation(kl, TracePmcEventListInfo, &ev, sizeof(ev)),
+			  ERROR_SUCCESS);
+	fake_switch(&f, 0, &a);
+	fake_work(&f, PMU_EV_INSTRUCTIONS, 12);
+	fake_work(&f, PMU_EV_BRANCHES, 5);
+	fake_switch(&f, 0, NULL);
+	records_open(&r, kl);
+	expect_cswitch(&r, 0, 0, a.id, 0, 0);
+	expect_cswitch(&r, 0, a.id, 0, 12, 5);
+	ck_assert_ptr_null(records_next(&r));
+	ck_assert_int_eq(ntpmu_logger_stop(kl), STATUS_SUCCESS);
 	fake_exit(&f);
 }
 END_TEST
@@ -593,6 +846,171 @@ START_TEST(test_trace_query_sources)
 }
 END_TEST
 
+/* A HAL grant of GP counters `mask` on processor `cpu`, with `tag` if non-zero. */
+static HANDLE hal_grant(unsigned int cpu, uint64_t mask, ULONG tag)
+{
+	struct {
+		ULONG Count;
+		PHYSICAL_COUNTER_RESOURCE_DESCRIPTOR Descriptors[8];
+	} rl = { 0 };
+	GROUP_AFFINITY ga = { .Mask = (KAFFINITY)1 << cpu };
+	HANDLE h;
+
+	for (unsigned int i = 0; i < 8; i++) {
+		if (!(mask >> i & 1))
+			continue;
+		rl.Descriptors[rl.Count].Type = ResourceTypeSingle;
+		rl.Descriptors[rl.Count++].u.CounterIndex = i;
+	}
+	if (tag) {
+		rl.Descriptors[rl.Count].Type = ResourceTypeIdenitificationTag;
+		rl.Descriptors[rl.Count++].u.IdentificationTag = tag;
+	}
+	ck_assert_int_eq(HalAllocateHardwareCounters(&ga, 1, (PPHYSICAL_COUNTER_RESOURCE_LIST)&rl,
+						     &h), STATUS_SUCCESS);
+	return h;
+}
+
+static void expect_owner(const ETW_PMC_COUNTER_OWNERSHIP_STATUS *st, unsigned int i,
+			 ETW_PMC_COUNTER_OWNER_TYPE type, ULONG source, ULONG tag)
+{
+	ck_assert_uint_eq(st->CounterOwners[i].OwnerType, type);
+	ck_assert_uint_eq(st->CounterOwners[i].ProfileSource, source);
+	ck_assert_uint_eq(st->CounterOwners[i].OwnerTag, tag);
+}
+
+/* Query 25 (ntpmu_trace_pmc.c): its size rules, then who holds what. */
+START_TEST(test_trace_pmc_owners)
+{
+	union {
+		ETW_PMC_COUNTER_OWNERSHIP_STATUS st;
+		uint8_t b[8 + 12 * 8 + 4];
+	} u;
+	HARDWARE_COUNTER c = { .Type = PMCCounter, .Index = 6 };
+	ULONG ret = 0;
+	TRACEHANDLE lg;
+	HANDLE h1, h2;
+
+	fake_init(&f, 5, 2);
+	memset(&u, 0xcc, sizeof(u));
+	u.st.ProcessorNumber = 0;
+	/* 8 GP counters: 8 + 12 * 8 */
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcCounterOwners, &u, 0x67, &ret),
+			  ERROR_BAD_LENGTH);
+	ck_assert_uint_eq(ret, 0x68);
+	ck_assert_uint_eq(u.b[8], 0xcc);
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcCounterOwners, NULL, 0x68, &ret),
+			  ERROR_INVALID_PARAMETER);
+	u.st.ProcessorNumber = 2;
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcCounterOwners, &u, 0x68, &ret),
+			  ERROR_INVALID_PARAMETER);
+
+	lg = start(u"owners", 0, TRACELOG_GUID_ENABLE);
+	ck_assert_int_eq(set_sources(EventTraceProfileCounterListInformation, lg, instr_branch, 2),
+			 STATUS_SUCCESS);
+	h1 = hal_grant(1, 1u << 2, 0x5a5a);
+	h2 = hal_grant(1, 1u << 3, 0);
+	ck_assert_int_eq(KeSetHardwareCounterConfiguration(&c, 1), STATUS_SUCCESS);
+
+	u.st.ProcessorNumber = 1;
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcCounterOwners, &u, sizeof(u), &ret),
+			  ERROR_SUCCESS);
+	ck_assert_uint_eq(ret, 0x68);
+	ck_assert_uint_eq(u.st.ProcessorNumber, 1);
+	ck_assert_uint_eq(u.st.NumberOfCounters, 8);
+	expect_owner(&u.st, 0, EtwPmcOwnerTaggedWithSource, ProfileInstructionRetired, lg);
+	expect_owner(&u.st, 1, EtwPmcOwnerTaggedWithSource, ProfileBranchInstructions, lg);
+	expect_owner(&u.st, 2, EtwPmcOwnerTagged, 0, 0x5a5a);
+	expect_owner(&u.st, 3, EtwPmcOwnerUntagged, 0, 0);
+	expect_owner(&u.st, 4, EtwPmcOwnerFree, 0, 0);
+	expect_owner(&u.st, 5, EtwPmcOwnerFree, 0, 0);
+	expect_owner(&u.st, 6, EtwPmcOwnerUntagged, 0, 0);
+	expect_owner(&u.st, 7, EtwPmcOwnerFree, 0, 0);
+	ck_assert_uint_eq(u.b[0x68], 0xcc);
+	/* processor 0: only ETW and thread profiling */
+	u.st.ProcessorNumber = 0;
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcCounterOwners, &u, 0x68, &ret),
+			  ERROR_SUCCESS);
+	expect_owner(&u.st, 0, EtwPmcOwnerTaggedWithSource, ProfileInstructionRetired, lg);
+	expect_owner(&u.st, 2, EtwPmcOwnerFree, 0, 0);
+	expect_owner(&u.st, 3, EtwPmcOwnerFree, 0, 0);
+	expect_owner(&u.st, 6, EtwPmcOwnerUntagged, 0, 0);
+
+	ck_assert_int_eq(KeSetHardwareCounterConfiguration(NULL, 0), STATUS_SUCCESS);
+	ck_assert_int_eq(HalFreeHardwareCounters(h1), STATUS_SUCCESS);
+	ck_assert_int_eq(HalFreeHardwareCounters(h2), STATUS_SUCCESS);
+	ck_assert_int_eq(ntpmu_logger_stop(lg), STATUS_SUCCESS);
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcCounterOwners, &u, 0x68, &ret),
+			  ERROR_SUCCESS);
+	for (unsigned int i = 0; i < 8; i++)
+		expect_owner(&u.st, i, EtwPmcOwnerFree, 0, 0);
+	fake_exit(&f);
+}
+END_TEST
+
+/* Query 27: one blob per logger with PMC counting configured. */
+START_TEST(test_trace_pmc_sessions)
+{
+	CLASSIC_EVENT_ID ev[2] = { classic(perfinfo_guid, PMC_INTERRUPT_EVENT_TYPE),
+				   classic(process_guid, 1) };
+	uint8_t buf[256];
+	const ETW_PMC_SESSION_INFO *si;
+	const ULONG *src;
+	const USHORT *hook;
+	ULONG ret = 99;
+	TRACEHANDLE a, kl, none;
+
+	fake_init(&f, 5, 1);
+	/* nothing configured: empty */
+	none = start(u"none", 0, TRACELOG_GUID_ENABLE);
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcSessionInformation, NULL, 0, &ret),
+			  ERROR_SUCCESS);
+	ck_assert_uint_eq(ret, 0);
+
+	a = start(u"a", 0, TRACELOG_GUID_ENABLE);
+	ck_assert_int_eq(set_sources(EventTraceProfileCounterListInformation, a, instr_branch, 2),
+			 STATUS_SUCCESS);
+	kl = start(KERNEL_LOGGER_NAMEW, 0, TRACELOG_GUID_ENABLE);
+	ck_assert_uint_eq(TraceSetInformation(kl, TracePmcEventListInfo, ev, sizeof(ev)),
+			  ERROR_SUCCESS);
+	/* a: 0x10 + 8 + 2 -> 0x20; kernel logger: 0x10 + 4 -> 0x18 */
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcSessionInformation, NULL, 0, &ret),
+			  ERROR_BAD_LENGTH);
+	ck_assert_uint_eq(ret, 0x38);
+	memset(buf, 0xcc, sizeof(buf));
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcSessionInformation, buf, 0x37, &ret),
+			  ERROR_BAD_LENGTH);
+	ck_assert_uint_eq(buf[0], 0xcc);
+	ck_assert_uint_eq(TraceQueryInformation(0, TracePmcSessionInformation, buf, sizeof(buf),
+						&ret), ERROR_SUCCESS);
+	ck_assert_uint_eq(ret, 0x38);
+	si = (const void *)buf;
+	ck_assert_uint_eq(si->NextEntryOffset, 0x20);
+	ck_assert_uint_eq(si->LoggerId, a);
+	ck_assert_uint_eq(si->ProfileSourceCount, 2);
+	ck_assert_uint_eq(si->HookIdCount, 1);
+	src = (const ULONG *)(si + 1);
+	ck_assert_uint_eq(src[0], ProfileInstructionRetired);
+	ck_assert_uint_eq(src[1], ProfileBranchInstructions);
+	hook = (const USHORT *)(src + 2);
+	ck_assert_uint_eq(hook[0], PERFINFO_LOG_TYPE_CONTEXTSWAP);
+	si = (const void *)(buf + 0x20);
+	ck_assert_uint_eq(si->NextEntryOffset, 0);
+	ck_assert_uint_eq(si->LoggerId, KERNEL_LOGGER_ID);
+	ck_assert_uint_eq(si->ProfileSourceCount, 0);
+	ck_assert_uint_eq(si->HookIdCount, 2);
+	hook = (const USHORT *)(si + 1);
+	ck_assert_uint_eq(hook[0], PERFINFO_LOG_TYPE_PMC_INTERRUPT);
+	ck_assert_uint_eq(hook[1], EVENT_TRACE_GROUP_PROCESS | 1);
+	ck_assert_uint_eq(buf[0x38], 0xcc);
+
+	ck_assert_int_eq(ntpmu_logger_stop(a), STATUS_SUCCESS);
+	ck_assert_int_eq(ntpmu_logger_stop(kl), STATUS_SUCCESS);
+	ck_assert_int_eq(ntpmu_logger_stop(none), STATUS_SUCCESS);
+	fake_exit(&f);
+}
+END_TEST
+
 static Suite *ntpmu_etw_suite(void)
 {
 	Suite *s = suite_create("ntpmu_etw");
@@ -610,6 +1028,12 @@ static Suite *ntpmu_etw_suite(void)
 	tcase_add_test(tc, test_etw_v1);
 	tcase_add_test(tc, test_trace_set_checks);
 	tcase_add_test(tc, test_trace_query_sources);
+	tcase_add_test(tc, test_etw_event_list_rules);
+	tcase_add_test(tc, test_trace_event_list);
+	tcase_add_test(tc, test_etw_event_list_counters);
+	tcase_add_test(tc, test_etw_event_list_cswitch);
+	tcase_add_test(tc, test_trace_pmc_owners);
+	tcase_add_test(tc, test_trace_pmc_sessions);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -11,6 +11,7 @@
 #include "nt/ntddk.h"
 #include "nt/perflib.h"
 #include "ntpmu_fake.h"
+#include "../../guest-shim/ntpmu/ntpmu_clock.h"
 #include "../../guest-shim/ntpmu/ntpmu_perf_blocks.h"
 
 #define NOID	0xFFFFFFFFu
@@ -456,6 +457,11 @@ START_TEST(test_perf_counter_data)
 	ck_assert_uint_eq(dh->dwTotalSize, need);
 	ck_assert_uint_eq(dh->dwNumCounters, 6);
 	ck_assert_int_eq(dh->PerfTimeStamp, 777);
+	/* the fake's CPUID stops at 0xd: no TSC frequency, no time */
+	ck_assert_int_eq(dh->PerfFreq, 0);
+	ck_assert_int_eq(dh->PerfTime100NSec, 0);
+	ck_assert_uint_eq(dh->SystemTime.wYear, 0);
+	ck_assert_uint_eq(dh->SystemTime.wDay, 0);
 
 	take_header(&r, PERF_SINGLE_COUNTER, 32);
 	ck_assert_uint_eq(take_value(&r), 1000);
@@ -541,6 +547,112 @@ START_TEST(test_perf_few_counters)
 }
 END_TEST
 
+/* Only the PERF_DATA_HEADER of a query with one counter. */
+static PERF_DATA_HEADER query_header(void)
+{
+	uint8_t buf[256];
+	PERF_DATA_HEADER h;
+	DWORD n;
+	HANDLE q = open_query();
+
+	ck_assert_uint_eq(add1(q, 1, NOID, u"0"), ERROR_SUCCESS);
+	ck_assert_uint_eq(PerfQueryCounterData(q, (PPERF_DATA_HEADER)buf, sizeof(buf), &n),
+			  ERROR_SUCCESS);
+	memcpy(&h, buf, sizeof(h));
+	ck_assert_uint_eq(PerfCloseQueryHandle(q), ERROR_SUCCESS);
+	return h;
+}
+
+/* PerfFreq from CPUID 15H (crystal * EBX / EAX), else the tsc_hz op, else 16H, else 0. */
+START_TEST(test_perf_clock)
+{
+	PERF_DATA_HEADER h;
+
+	fake_init(&f, 5, 1);
+	f.max_leaf = 0x16;
+	/* 24 MHz crystal * 125 / 2 = 1.5 GHz; 16H would say 3 GHz */
+	f.leaf15[0] = 2;
+	f.leaf15[1] = 125;
+	f.leaf15[2] = 24000000;
+	f.leaf16 = 3000;
+	/* 2 days 1:01:01.5 after reset */
+	f.tsc = 1500000000ull * (2 * 86400 + 3661) + 750000000ull;
+	h = query_header();
+	ck_assert_int_eq(h.PerfTimeStamp, (LONGLONG)f.tsc);
+	ck_assert_int_eq(h.PerfFreq, 1500000000);
+	ck_assert_int_eq(h.PerfTime100NSec, (2 * 86400 + 3661) * 10000000ll + 5000000);
+	ck_assert_uint_eq(h.SystemTime.wYear, 1601);
+	ck_assert_uint_eq(h.SystemTime.wMonth, 1);
+	ck_assert_uint_eq(h.SystemTime.wDay, 3);
+	ck_assert_uint_eq(h.SystemTime.wDayOfWeek, 3);		/* Wednesday */
+	ck_assert_uint_eq(h.SystemTime.wHour, 1);
+	ck_assert_uint_eq(h.SystemTime.wMinute, 1);
+	ck_assert_uint_eq(h.SystemTime.wSecond, 1);
+	ck_assert_uint_eq(h.SystemTime.wMilliseconds, 500);
+	/* the TSC moves on: so do the times */
+	f.tsc += 1500000;
+	h = query_header();
+	ck_assert_int_eq(h.PerfTime100NSec, (2 * 86400 + 3661) * 10000000ll + 5010000);
+	ck_assert_uint_eq(h.SystemTime.wMilliseconds, 501);
+
+	/* 15H without the crystal: the platform op before 16H */
+	f.leaf15[2] = 0;
+	f.tsc_hz = 2445000000ull;
+	f.tsc = 2445000000ull * 7;
+	h = query_header();
+	ck_assert_int_eq(h.PerfFreq, 2445000000ll);
+	ck_assert_int_eq(h.PerfTime100NSec, 70000000);
+	f.tsc_hz = 0;
+	/* then 16H's base frequency */
+	f.tsc = 3000000000ull * 5;
+	h = query_header();
+	ck_assert_int_eq(h.PerfFreq, 3000000000ll);
+	ck_assert_int_eq(h.PerfTime100NSec, 50000000);
+	ck_assert_uint_eq(h.SystemTime.wSecond, 5);
+	ck_assert_uint_eq(h.SystemTime.wDayOfWeek, 1);		/* 1601-01-01: Monday */
+
+	/* neither: unknown, all 0 */
+	f.leaf16 = 0;
+	h = query_header();
+	ck_assert_int_eq(h.PerfTimeStamp, (LONGLONG)f.tsc);
+	ck_assert_int_eq(h.PerfFreq, 0);
+	ck_assert_int_eq(h.PerfTime100NSec, 0);
+	ck_assert_uint_eq(h.SystemTime.wYear, 0);
+	ck_assert_uint_eq(h.SystemTime.wMonth, 0);
+	/* a max leaf below 15H is not asked */
+	f.max_leaf = 0x14;
+	f.leaf15[2] = 24000000;
+	f.leaf16 = 3000;
+	h = query_header();
+	ck_assert_int_eq(h.PerfFreq, 0);
+	fake_exit(&f);
+}
+END_TEST
+
+/* The calendar, leap rules included (values from Python's datetime). */
+START_TEST(test_perf_systemtime)
+{
+	static const struct {
+		uint64_t ft;
+		uint16_t st[8];
+	} c[] = {
+		{ 125963424000000000ull, { 2000, 3, 3, 1, 0, 0, 0, 0 } },
+		{ 133537247989990000ull, { 2024, 2, 4, 29, 23, 59, 58, 999 } },
+		{ 94669776000000000ull, { 1900, 12, 1, 31, 12, 0, 0, 0 } },
+		{ 0, { 1601, 1, 1, 1, 0, 0, 0, 0 } },
+	};
+	uint16_t st[8];
+
+	for (unsigned int i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		ntpmu_filetime_to_systemtime(c[i].ft, st);
+		for (unsigned int k = 0; k < 8; k++)
+			ck_assert_uint_eq(st[k], c[i].st[k]);
+	}
+	ck_assert_uint_eq(ntpmu_tsc_to_100ns(~0ull, 1000000000), 184467440737095516ull);
+	ck_assert_uint_eq(ntpmu_tsc_to_100ns(123, 0), 0);
+}
+END_TEST
+
 static Suite *ntpmu_perflib_suite(void)
 {
 	Suite *s = suite_create("ntpmu_perflib");
@@ -556,6 +668,8 @@ static Suite *ntpmu_perflib_suite(void)
 	tcase_add_test(tc, test_perf_counter_data);
 	tcase_add_test(tc, test_perf_counters_arbitrated);
 	tcase_add_test(tc, test_perf_few_counters);
+	tcase_add_test(tc, test_perf_clock);
+	tcase_add_test(tc, test_perf_systemtime);
 	suite_add_tcase(s, tc);
 	return s;
 }
