@@ -107,6 +107,7 @@
 #define PEBS_DATACFG_LBRS		BIT_ULL(3)
 #define PEBS_DATACFG_LBR_SHIFT		24
 #define PEBS_DATACFG_VALID		0xff00000fULL
+#define PEBS_LD_LAT_VALID		GENMASK_ULL(15, 0)	/* 63:16 reserved (spec 2.13) */
 
 /* RDPMC ECX (spec 2.1) */
 #define RDPMC_FIXED			BIT_ULL(30)

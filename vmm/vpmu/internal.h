@@ -59,11 +59,6 @@ int vpmu_rd_fixed_ctr(struct vpmu *pmu, unsigned int idx, uint64_t *data);
 int vpmu_wr_fixed_ctr(struct vpmu *pmu, unsigned int idx, uint64_t data);
 
 /* msr-global.c */
-int vpmu_rd_fixed_ctr_ctrl(struct vpmu *pmu, unsigned int idx, uint64_t *data);
-int vpmu_wr_fixed_ctr_ctrl(struct vpmu *pmu, unsigned int idx, uint64_t data);
-int vpmu_rd_global_status(struct vpmu *pmu, unsigned int idx, uint64_t *data);
-int vpmu_rd_global_ctrl(struct vpmu *pmu, unsigned int idx, uint64_t *data);
-int vpmu_wr_global_ctrl(struct vpmu *pmu, unsigned int idx, uint64_t data);
 int vpmu_rd_zero(struct vpmu *pmu, unsigned int idx, uint64_t *data);
 int vpmu_wr_global_ovf_ctrl(struct vpmu *pmu, unsigned int idx, uint64_t data);
 int vpmu_wr_global_status_set(struct vpmu *pmu, unsigned int idx, uint64_t data);
@@ -75,13 +70,6 @@ int vpmu_rd_debugctl(struct vpmu *pmu, unsigned int idx, uint64_t *data);
 int vpmu_wr_debugctl(struct vpmu *pmu, unsigned int idx, uint64_t data);
 int vpmu_rd_misc_enable(struct vpmu *pmu, unsigned int idx, uint64_t *data);
 int vpmu_wr_misc_enable(struct vpmu *pmu, unsigned int idx, uint64_t data);
-int vpmu_rd_pebs_enable(struct vpmu *pmu, unsigned int idx, uint64_t *data);
-int vpmu_wr_pebs_enable(struct vpmu *pmu, unsigned int idx, uint64_t data);
-int vpmu_rd_pebs_data_cfg(struct vpmu *pmu, unsigned int idx, uint64_t *data);
-int vpmu_wr_pebs_data_cfg(struct vpmu *pmu, unsigned int idx, uint64_t data);
-int vpmu_rd_pebs_ld_lat(struct vpmu *pmu, unsigned int idx, uint64_t *data);
-int vpmu_wr_pebs_ld_lat(struct vpmu *pmu, unsigned int idx, uint64_t data);
-int vpmu_rd_ds_area(struct vpmu *pmu, unsigned int idx, uint64_t *data);
 int vpmu_wr_ds_area(struct vpmu *pmu, unsigned int idx, uint64_t data);
 
 #endif

@@ -1,43 +1,10 @@
 /*
- * Global control MSRs (v2+): FIXED_CTR_CTRL, GLOBAL_STATUS/CTRL, 0x390
+ * Global control MSRs with behaviour beyond a plain register (v2+): 0x390
  * (OVF_CTRL / STATUS_RESET) and the v4 STATUS_SET and INUSE (spec 2.3-2.8).
+ * FIXED_CTR_CTRL, GLOBAL_CTRL and GLOBAL_STATUS are plain registers in
+ * msr.c's table.
  */
 #include "internal.h"
-
-int vpmu_rd_fixed_ctr_ctrl(struct vpmu *pmu, unsigned int idx, uint64_t *data)
-{
-	*data = pmu->fixed_ctr_ctrl;
-	return VPMU_OK;
-}
-
-int vpmu_wr_fixed_ctr_ctrl(struct vpmu *pmu, unsigned int idx, uint64_t data)
-{
-	if (data & pmu->fixed_ctr_ctrl_rsvd)
-		return VPMU_GP;
-	pmu->fixed_ctr_ctrl = data;
-	return VPMU_OK;
-}
-
-/* GLOBAL_STATUS is read-only to the guest: it has no wr handler. */
-int vpmu_rd_global_status(struct vpmu *pmu, unsigned int idx, uint64_t *data)
-{
-	*data = pmu->global_status;
-	return VPMU_OK;
-}
-
-int vpmu_rd_global_ctrl(struct vpmu *pmu, unsigned int idx, uint64_t *data)
-{
-	*data = pmu->global_ctrl;
-	return VPMU_OK;
-}
-
-int vpmu_wr_global_ctrl(struct vpmu *pmu, unsigned int idx, uint64_t data)
-{
-	if (data & pmu->global_ctrl_rsvd)
-		return VPMU_GP;
-	pmu->global_ctrl = data;
-	return VPMU_OK;
-}
 
 /* 0x390 and 0x391 read 0, as in KVM; the hardware value is unconfirmed. */
 int vpmu_rd_zero(struct vpmu *pmu, unsigned int idx, uint64_t *data)

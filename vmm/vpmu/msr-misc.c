@@ -4,8 +4,6 @@
  */
 #include "internal.h"
 
-#define PEBS_LD_LAT_VALID	GENMASK_ULL(15, 0)
-
 /* Read-only: a guest write always #GPs (spec 1.4, KVM), so no wr handler. */
 int vpmu_rd_perf_capabilities(struct vpmu *pmu, unsigned int idx, uint64_t *data)
 {
@@ -50,55 +48,6 @@ int vpmu_wr_misc_enable(struct vpmu *pmu, unsigned int idx, uint64_t data)
 		return VPMU_GP;
 	pmu->misc_enable = (data & ~MISC_ENABLE_EMON) |
 			   (pmu->misc_enable & MISC_ENABLE_EMON);
-	return VPMU_OK;
-}
-
-int vpmu_rd_pebs_enable(struct vpmu *pmu, unsigned int idx, uint64_t *data)
-{
-	*data = pmu->pebs_enable;
-	return VPMU_OK;
-}
-
-int vpmu_wr_pebs_enable(struct vpmu *pmu, unsigned int idx, uint64_t data)
-{
-	if (data & pmu->pebs_enable_rsvd)
-		return VPMU_GP;
-	pmu->pebs_enable = data;
-	return VPMU_OK;
-}
-
-int vpmu_rd_pebs_data_cfg(struct vpmu *pmu, unsigned int idx, uint64_t *data)
-{
-	*data = pmu->pebs_data_cfg;
-	return VPMU_OK;
-}
-
-int vpmu_wr_pebs_data_cfg(struct vpmu *pmu, unsigned int idx, uint64_t data)
-{
-	if (data & ~PEBS_DATACFG_VALID)
-		return VPMU_GP;
-	pmu->pebs_data_cfg = data;
-	return VPMU_OK;
-}
-
-int vpmu_rd_pebs_ld_lat(struct vpmu *pmu, unsigned int idx, uint64_t *data)
-{
-	*data = pmu->pebs_ld_lat;
-	return VPMU_OK;
-}
-
-/* Bits 63:16 are reserved (spec 2.13). */
-int vpmu_wr_pebs_ld_lat(struct vpmu *pmu, unsigned int idx, uint64_t data)
-{
-	if (data & ~PEBS_LD_LAT_VALID)
-		return VPMU_GP;
-	pmu->pebs_ld_lat = data;
-	return VPMU_OK;
-}
-
-int vpmu_rd_ds_area(struct vpmu *pmu, unsigned int idx, uint64_t *data)
-{
-	*data = pmu->ds_area;
 	return VPMU_OK;
 }
 
