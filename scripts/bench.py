@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+"""make bench (issue #9): what pmuvm's virtual PMU costs, measured side by side.
+
+Runs the tests/guests/bench_*.c guests under pmuvm, prints a table and
+writes every sample to BUILD/bench.json.  Nothing here asserts on time; the
+run fails only if a guest fails or the exact source shows skid.  Compared
+quantities are measured in the same run, interleaved (A/B/A/B), and
+reported as the median with the min..max spread of the per-pair values.
+
+usage: scripts/bench.py [BUILD_DIR] [--quick]
+"""
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILD = "build"
+QUICK = False
+TIMEOUT = 180          # seconds per pmuvm run (--timeout)
+LINE = re.compile(r"^bench: (\w+) (.*)$")
+
+
+def die(msg):
+    print("bench: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def run_guest(name, append, cpus=1, env=None, valgrind=None):
+    """Boots build/guests/NAME.elf; returns ([(kind, {k: v})], report)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        rep = os.path.join(tmp, "report.json")
+        cmd = [os.path.join(BUILD, "pmuvm"), "--timeout", str(TIMEOUT), "--cpus", str(cpus),
+               "--report", rep, "--append", append,
+               os.path.join(BUILD, "guests", name + ".elf")]
+        if valgrind:
+            cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + valgrind] + cmd
+        e = dict(os.environ)
+        e.pop("PMUVM_BENCH_RAW_STEP", None)
+        e.update(env or {})
+        p = subprocess.run(cmd, env=e, capture_output=True, text=True)
+        if p.returncode != 1:   # 1: the guest passed (README "Exit status")
+            die("%s %r failed with status %d:\n%s%s" % (name, append, p.returncode,
+                                                       p.stdout[-3000:], p.stderr[-3000:]))
+        with open(rep) as f:
+            report = json.load(f)
+    out = []
+    for line in p.stdout.splitlines():
+        m = LINE.match(line)
+        if m:
+            kv = dict(w.split("=", 1) for w in m.group(2).split())
+            out.append((m.group(1), {k: int(v, 0) for k, v in kv.items()}))
+    return out, report
+
+
+def stats(xs):
+    xs = list(xs)
+    return {"median": statistics.median(xs), "min": min(xs), "max": max(xs), "n": len(xs)}
+
+
+def fmt(s, unit="", nd=2):
+    f = "%%.%df" % nd
+    return (f + "%s [" + f + ".." + f + "]") % (s["median"], unit, s["min"], s["max"])
+
+
+def msr_exits(report):
+    return sum(v["exits"]["msr_read"] + v["exits"]["msr_write"] for v in report["vcpus"])
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return ""
+
+
+def machine():
+    model = ""
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    kvm = sorted(m for m in os.listdir("/sys/module") if m.startswith("kvm"))
+    return {
+        "date_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
+        "nproc": os.cpu_count(),
+        "cpu_model": model,
+        "kernel": platform.release(),
+        "kvm_modules": kvm,
+        "loadavg_start": open("/proc/loadavg").read().split()[:3],
+        "commit": sh("git rev-parse --short HEAD") + (" (dirty)" if sh("git status --porcelain -uno") else ""),
+    }
+
+
+def callgrind_incl(path):
+    """Inclusive Ir per function name (the last path component)."""
+    txt = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100",
+                          "--auto=no", path], capture_output=True, text=True).stdout
+    res = {}
+    for line in txt.splitlines():
+        m = re.match(r"^\s*([\d,]+) \([\d. %]+\)\s+(\S+):(\S+) \[", line)
+        if m and m.group(3) not in res:
+            res[m.group(3)] = int(m.group(1).replace(",", ""))
+        m = re.match(r"^\s*([\d,]+) \([\d. %]+\)\s+PROGRAM TOTALS", line)
+        if m:
+            res["TOTAL"] = int(m.group(1).replace(",", ""))
+    return res
+
+
+def callgrind_diff(guest, small, large, count, funcs):
+    """Ir per event: (Ir(large run) - Ir(small run)) / (events large - small)."""
+    tmp = tempfile.mkdtemp()
+    runs = []
+    for i, app in enumerate((small, large)):
+        cg = os.path.join(tmp, "cg.%d" % i)
+        _, rep = run_guest(guest, app, valgrind=cg)
+        runs.append((callgrind_incl(cg), count(rep)))
+    (a, na), (b, nb) = runs
+    if nb <= na:
+        die("callgrind runs of %s differ by no events" % guest)
+    return {f: (b.get(f, 0) - a.get(f, 0)) / (nb - na) for f in funcs}, nb - na
+
+
+# ---- 1. MSR path --------------------------------------------------------------
+def bench_msr(tsc_khz):
+    n, reps = (500, 3) if QUICK else (2000, 7)
+    lines, _ = run_guest("bench_msr", "n=%d reps=%d" % (n, reps))
+    us = lambda t: t / n / tsc_khz * 1000.0
+    reps_ = [d for k, d in lines if k == "msr"]
+    res = {"n": n, "kvm_msr": "%#x" % reps_[0]["kvm_msr"], "samples": reps_}
+    for key in ("empty", "pmu_rd", "kvm_rd", "pmu_wr", "kvm_wr"):
+        res[key + "_us"] = stats(us(d[key]) for d in reps_)
+    res["ratio_rd"] = stats(d["pmu_rd"] / d["kvm_rd"] for d in reps_)
+    res["ratio_wr"] = stats(d["pmu_wr"] / d["kvm_wr"] for d in reps_)
+    # Without the emulated loop around the access (empty loop subtracted).
+    res["ratio_rd_net"] = stats((d["pmu_rd"] - d["empty"]) / (d["kvm_rd"] - d["empty"])
+                                for d in reps_)
+    res["ratio_wr_net"] = stats((d["pmu_wr"] - d["empty"]) / (d["kvm_wr"] - d["empty"])
+                                for d in reps_)
+    # Emulated CPL0 instructions: the empty loop is 2 per iteration.
+    res["cpl0_insn_us"] = stats(us(d["empty"]) / 2 for d in reps_)
+    funcs = ("TOTAL", "vcpu_thread", "msr_exit", "pmu_before_run", "pmu_after_run")
+    ir, nexits = callgrind_diff("bench_msr", "n=100 reps=1", "n=200 reps=1", msr_exits, funcs)
+    res["callgrind_ir_per_exit"] = ir
+    res["callgrind_exits"] = nexits
+    return res
+
+
+# ---- 2 and 5. Sampling overhead, 1 vs 2 vCPUs ------------------------------------
+def bench_sample(tsc_khz):
+    iters, reps, rounds = (20000000, 1, 1) if QUICK else (50000000, 2, 2)
+    app = "tsc_khz=%d iters=%d reps=%d" % (tsc_khz, iters, reps)
+    runs = {1: [], 2: []}
+    for _ in range(rounds):
+        for cpus in (1, 2):
+            lines, _ = run_guest("bench_sample", app, cpus=cpus)
+            runs[cpus].append([d for k, d in lines if k == "sample"])
+    res = {"iters": iters, "samples": {str(c): runs[c] for c in runs}}
+
+    def ticks(run, rep, freq, cpu):
+        return next(d["ticks"] for d in run
+                    if d["rep"] == rep and d["freq"] == freq and d["cpu"] == cpu)
+
+    for cpus in (1, 2):
+        r = {}
+        for freq in (1000, 10000):
+            ratios, rates = [], []
+            for run in runs[cpus]:
+                for d in run:
+                    if d["freq"] == freq:
+                        ratios.append(d["ticks"] / ticks(run, d["rep"], 0, d["cpu"]))
+                        rates.append(d["pmis"] / (d["ticks"] / (tsc_khz * 1000.0)))
+            r["ratio_%dHz" % freq] = stats(ratios)
+            r["pmis_per_s_%dHz" % freq] = stats(rates)
+        r["base_ms"] = stats(d["ticks"] / tsc_khz for run in runs[cpus] for d in run
+                             if d["freq"] == 0)
+        res["cpus%d" % cpus] = r
+    # Scaling: a vCPU's run time with two vCPUs busy over one alone, paired by round.
+    for freq in (0, 1000, 10000):
+        ratios = []
+        for one, two in zip(runs[1], runs[2]):
+            for d in two:
+                if d["freq"] == freq:
+                    ratios.append(d["ticks"] / ticks(one, d["rep"], freq, 0))
+        res["scaling_%dHz" % freq] = stats(ratios)
+    return res
+
+
+# ---- 3. Exact counting against bare single-stepping ------------------------------
+def bench_exact(tsc_khz):
+    sizes, rounds = ((1000, 10000), 2) if QUICK else ((1000, 10000, 100000), 3)
+    app = "sizes=%s reps=1" % ",".join(map(str, sizes))
+    runs = {"counted": [], "raw": []}
+    for _ in range(rounds):
+        for mode in ("counted", "raw"):
+            env = {"PMUVM_BENCH_RAW_STEP": "1"} if mode == "raw" else {}
+            lines, rep = run_guest("bench_exact", app + (" raw=1" if mode == "raw" else ""),
+                                   env=env)
+            runs[mode].append([d for k, d in lines if k == "exact"])
+    res = {"samples": runs, "sizes": {}}
+    for size in sizes:
+        insns = size // 2 * 2 + 13     # bench_exact.c: loop + EXTRA_INSNS
+        rate = lambda d: insns / (d["ticks"] / (tsc_khz * 1000.0))
+        c = [rate(d) for run in runs["counted"] for d in run if d["size"] == size]
+        r = [rate(d) for run in runs["raw"] for d in run if d["size"] == size]
+        ratio = [a / b for a, b in zip(c, r)]
+        res["sizes"][str(size)] = {
+            "insns": insns,
+            "counted_per_s": stats(c), "raw_per_s": stats(r), "ratio": stats(ratio),
+            # pmuvm's own work per step over the whole step round trip
+            "pmuvm_share": stats(1.0 - x for x in ratio),
+            "step_us_counted": stats(1e6 / x for x in c),
+            "step_us_raw": stats(1e6 / x for x in r),
+        }
+    steps = lambda rep: sum(v["exact"]["steps"] for v in rep["vcpus"])
+    funcs = ("TOTAL", "vcpu_thread", "exact_before_run", "exact_after_run", "pmu_before_run",
+             "pmu_after_run")
+    ir, nsteps = callgrind_diff("bench_exact", "sizes=1000 reps=1", "sizes=2000 reps=1",
+                                steps, funcs)
+    res["callgrind_ir_per_step"] = ir
+    res["callgrind_steps"] = nsteps
+    return res
+
+
+# ---- 4. PMI latency and skid -----------------------------------------------------
+def bench_pmi(tsc_khz):
+    pmis = 20 if QUICK else 60
+    lines, _ = run_guest("bench_pmi", "tsc_khz=%d pmis=%d period_us=2000" % (tsc_khz, pmis))
+    lat = [d["ticks"] / tsc_khz * 1000.0 for k, d in lines if k == "pmi_latency"]
+    skid = [d for k, d in lines if k == "skid"]
+    s = stats(lat)
+    s["p90"] = sorted(lat)[int(0.9 * (len(lat) - 1))]
+    return {"latency_us": s, "latency_samples_us": lat, "skid": skid,
+            "skid_max_abs": max(abs(d["insns"]) for d in skid)}
+
+
+def table(m, r):
+    msr, smp, ex, pmi = r["msr"], r["sample"], r["exact"], r["pmi"]
+    out = []
+    p = out.append
+    p("pmuvm bench  %s  %s, %d CPUs, kernel %s, %s, load %s -> %s" % (
+        m["date_utc"], m["cpu_model"], m["nproc"], m["kernel"], ",".join(m["kvm_modules"]),
+        " ".join(m["loadavg_start"]), " ".join(m["loadavg_end"])))
+    p("median [min..max] over interleaved repetitions; TSC %d kHz" % m["tsc_khz"])
+    p("")
+    p("1. MSR path (guest RDTSC, CPL0 loop, %d accesses per block; KVM MSR %s)" % (
+        msr["n"], msr["kvm_msr"]))
+    p("   RDMSR PMC0 (pmuvm)  %s   vs KVM %s   ratio %s (net of loop %s)" % (
+        fmt(msr["pmu_rd_us"], " us"), fmt(msr["kvm_rd_us"], " us"), fmt(msr["ratio_rd"], "x", 1),
+        fmt(msr["ratio_rd_net"], "x", 1)))
+    p("   WRMSR PMC0 (pmuvm)  %s   vs KVM %s   ratio %s (net of loop %s)" % (
+        fmt(msr["pmu_wr_us"], " us"), fmt(msr["kvm_wr_us"], " us"), fmt(msr["ratio_wr"], "x", 1),
+        fmt(msr["ratio_wr_net"], "x", 1)))
+    p("   one emulated CPL0 instruction: %s" % fmt(msr["cpl0_insn_us"], " us", 3))
+    ir = msr["callgrind_ir_per_exit"]
+    p("   pmuvm instructions per MSR exit (callgrind): %.0f in the vCPU thread "
+      "(msr_exit %.0f, pmu_before_run %.0f, pmu_after_run %.0f)" % (
+          ir["vcpu_thread"], ir["msr_exit"], ir["pmu_before_run"], ir["pmu_after_run"]))
+    p("")
+    p("2. Sampling overhead (CPL3 loop, %d iterations, fixed counter 1 USR+PMI)" % smp["iters"])
+    c1 = smp["cpus1"]
+    p("   no counter: %s" % fmt(c1["base_ms"], " ms", 1))
+    for f in (1000, 10000):
+        p("   %5d Hz: run time ratio %s, PMIs/s delivered %s (goal at 1 kHz: <= 1.02)" % (
+            f, fmt(c1["ratio_%dHz" % f], "", 3), fmt(c1["pmis_per_s_%dHz" % f], "", 0)))
+    p("")
+    p("3. Exact counting vs bare single-step (CPL0 loop, PMUVM_BENCH_RAW_STEP=1)")
+    for size, d in ex["sizes"].items():
+        p("   %6s insns: counted %s/s, raw %s/s, ratio %s (goal >= 0.95), "
+          "pmuvm share of a step %s" % (
+              size, fmt(d["counted_per_s"], "", 0), fmt(d["raw_per_s"], "", 0),
+              fmt(d["ratio"], "", 3), fmt(d["pmuvm_share"], "", 3)))
+    ir = ex["callgrind_ir_per_step"]
+    p("   pmuvm instructions per step (callgrind): %.0f in the vCPU thread "
+      "(exact_before_run %.0f, exact_after_run %.0f)" % (
+          ir["vcpu_thread"], ir["exact_before_run"], ir["exact_after_run"]))
+    p("")
+    p("4. PMI latency, clock source (CPL3 loop's last RDTSC -> handler): %s, p90 %.1f us" % (
+        fmt(pmi["latency_us"], " us", 1), pmi["latency_us"]["p90"]))
+    p("   exact source skid (preset -N, N in %s): max |skid| = %d instructions (must be 0)" % (
+        ",".join(str(d["n"]) for d in pmi["skid"]), pmi["skid_max_abs"]))
+    p("")
+    p("5. Scaling: a vCPU's run time with 2 vCPUs busy / with 1 vCPU")
+    for f in (0, 1000, 10000):
+        p("   %5d Hz: %s" % (f, fmt(smp["scaling_%dHz" % f], "", 3)))
+    return "\n".join(out)
+
+
+def main():
+    global BUILD, QUICK
+    args = sys.argv[1:]
+    QUICK = "--quick" in args
+    args = [a for a in args if a != "--quick"]
+    if args:
+        BUILD = args[0]
+    if not os.path.exists(os.path.join(BUILD, "pmuvm")):
+        die("no %s/pmuvm: run make first" % BUILD)
+    m = machine()
+    _, rep = run_guest("bench_msr", "n=1 reps=1")
+    tsc_khz = rep["config"]["pmu"]["tsc_khz"]
+    m["tsc_khz"] = tsc_khz
+    res = {}
+    for name, fn in (("msr", bench_msr), ("sample", bench_sample), ("exact", bench_exact),
+                     ("pmi", bench_pmi)):
+        print("bench: %s ..." % name, file=sys.stderr, flush=True)
+        res[name] = fn(tsc_khz)
+    m["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
+    text = table(m, res)
+    print(text)
+    out = os.path.join(BUILD, "bench.json")
+    with open(out, "w") as f:
+        json.dump({"bench_version": 1, "quick": QUICK, "machine": m, "results": res}, f,
+                  indent=1)
+    print("\nwritten: %s" % out)
+    if res["pmi"]["skid_max_abs"]:
+        die("the exact source showed skid")
+
+
+if __name__ == "__main__":
+    main()
