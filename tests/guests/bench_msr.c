@@ -3,8 +3,9 @@
  * PMU MSR answered by pmuvm (IA32_PMC0, a userspace MSR exit) against one
  * answered inside KVM (IA32_TSC_AUX, or IA32_SYSENTER_ESP where TSC_AUX
  * #GPs), measured in the same run.  Each rep times, back to back, an empty
- * loop and n accesses of each kind, so the kinds alternate and share
- * whatever the host was doing.  The code runs at CPL0, which kvm_pvm
+ * loop and n accesses of each kind, pmuvm's first in even reps and KVM's
+ * first in odd ones, so the kinds alternate and share whatever the host
+ * was doing.  The code runs at CPL0, which kvm_pvm
  * emulates (shared/platform-notes.md): the loop and the MSR instruction
  * themselves cost emulation time; "empty" is that loop without the access.
  *
@@ -60,11 +61,20 @@ int main(void)
 	wrmsr(MSR_IA32_PERFEVTSEL0, 0);		/* PMC0 stays idle: a pure MSR access */
 
 	for (uint64_t r = 0; r < reps; r++) {
-		uint64_t e = time_empty(n);
-		uint64_t pr = time_rdmsr(MSR_IA32_PMC0, n);
-		uint64_t kr = time_rdmsr(kvm_msr, n);
-		uint64_t pw = time_wrmsr(MSR_IA32_PMC0, n);
-		uint64_t kw = time_wrmsr(kvm_msr, n);
+		uint64_t e, pr, kr, pw, kw;
+
+		e = time_empty(n);
+		if (r & 1) {		/* odd reps: KVM's MSR first */
+			kr = time_rdmsr(kvm_msr, n);
+			pr = time_rdmsr(MSR_IA32_PMC0, n);
+			kw = time_wrmsr(kvm_msr, n);
+			pw = time_wrmsr(MSR_IA32_PMC0, n);
+		} else {
+			pr = time_rdmsr(MSR_IA32_PMC0, n);
+			kr = time_rdmsr(kvm_msr, n);
+			pw = time_wrmsr(MSR_IA32_PMC0, n);
+			kw = time_wrmsr(kvm_msr, n);
+		}
 
 		printf("bench: msr rep=%llu n=%llu kvm_msr=%#x empty=%llu pmu_rd=%llu kvm_rd=%llu "
 		       "pmu_wr=%llu kvm_wr=%llu\n", (unsigned long long)r, (unsigned long long)n,
