@@ -1,8 +1,9 @@
 /*
  * The benchmark guests and pmuvm's benchmark-only hook (issue #9), run tiny
  * so that `make bench` cannot rot unnoticed.  No timing is checked here:
- * only that each guest passes, and that PMUVM_BENCH_RAW_STEP=1 steps the
- * same instructions without counting them.
+ * only that each guest passes, that PMUVM_BENCH_RAW_STEP=1 steps the same
+ * instructions without counting them, and that PMUVM_BENCH_TIMING=1 puts
+ * its times in the report.
  */
 #include <json-c/json.h>
 #include <stdio.h>
@@ -21,24 +22,26 @@ static void expect_pass(const struct pmuvm_result *r, const char *what)
 		      "%s: status %d\nstdout:\n%s\nstderr:\n%s", what, r->status, r->out, r->err);
 }
 
-static long long report_steps(const char *path)
+/* vcpus[0].OBJ.KEY of a report; fails the test if it is not there. */
+static long long report_vcpu0(const char *path, const char *obj, const char *key)
 {
 	json_object *root = json_object_from_file(path), *v, *o;
-	long long steps;
+	long long val;
 
 	ck_assert_msg(root, "cannot read %s", path);
 	ck_assert(json_object_object_get_ex(root, "vcpus", &v));
 	o = json_object_array_get_idx(v, 0);
-	ck_assert(o && json_object_object_get_ex(o, "exact", &v));
-	ck_assert(json_object_object_get_ex(v, "steps", &o));
-	steps = json_object_get_int64(o);
+	ck_assert_msg(o && json_object_object_get_ex(o, obj, &v), "%s: no %s", path, obj);
+	ck_assert_msg(json_object_object_get_ex(v, key, &o), "%s: no %s.%s", path, obj, key);
+	val = json_object_get_int64(o);
 	json_object_put(root);
-	return steps;
+	return val;
 }
 
 START_TEST(test_bench_raw_step_hook)
 {
-	static const char *const raw_env[] = { "PMUVM_BENCH_RAW_STEP=1", NULL };
+	static const char *const raw_env[] = { "PMUVM_BENCH_RAW_STEP=1", "PMUVM_BENCH_TIMING=1",
+						NULL };
 	const char *counted_rep = "counted.json", *raw_rep = "raw.json";
 	struct pmuvm_result r;
 	long long counted_steps;
@@ -50,7 +53,7 @@ START_TEST(test_bench_raw_step_hook)
 	expect_pass(&r, "bench_exact");
 	ck_assert_msg(strstr(r.out, "bench: exact size=200 rep=0 insns=213 "), "%s", r.out);
 	pmuvm_result_free(&r);
-	counted_steps = report_steps(tmp_path(counted_rep));
+	counted_steps = report_vcpu0(tmp_path(counted_rep), "exact", "steps");
 	ck_assert_int_ge(counted_steps, 213);
 
 	pmuvm_run_env(&r, raw_env, 120, (const char *const[]){ "--timeout", "60", "--report",
@@ -59,7 +62,9 @@ START_TEST(test_bench_raw_step_hook)
 	expect_pass(&r, "bench_exact raw");
 	ck_assert_msg(strstr(r.out, "bench: exact size=200 rep=0 insns=0 "), "%s", r.out);
 	pmuvm_result_free(&r);
-	ck_assert_int_eq(report_steps(tmp_path(raw_rep)), counted_steps);
+	ck_assert_int_eq(report_vcpu0(tmp_path(raw_rep), "exact", "steps"), counted_steps);
+	ck_assert_int_gt(report_vcpu0(tmp_path(raw_rep), "bench", "kvm_run_ns"), 0);
+	ck_assert_int_gt(report_vcpu0(tmp_path(raw_rep), "bench", "vmm_ns"), 0);
 }
 END_TEST
 
