@@ -185,14 +185,18 @@ def bench_sample(tsc_khz):
     for cpus in (1, 2):
         r = {}
         for freq in (1000, 10000):
-            ratios, rates = [], []
+            ratios, rates, cost = [], [], []
             for run in runs[cpus]:
                 for d in run:
                     if d["freq"] == freq:
-                        ratios.append(d["ticks"] / ticks(run, d["rep"], 0, d["cpu"]))
+                        base = ticks(run, d["rep"], 0, d["cpu"])
+                        ratios.append(d["ticks"] / base)
                         rates.append(d["pmis"] / (d["ticks"] / (tsc_khz * 1000.0)))
+                        # run time added per PMI taken
+                        cost.append((d["ticks"] - base) / max(d["pmis"], 1) / tsc_khz * 1000.0)
             r["ratio_%dHz" % freq] = stats(ratios)
             r["pmis_per_s_%dHz" % freq] = stats(rates)
+            r["us_per_pmi_%dHz" % freq] = stats(cost)
         r["base_ms"] = stats(d["ticks"] / tsc_khz for run in runs[cpus] for d in run
                              if d["freq"] == 0)
         res["cpus%d" % cpus] = r
@@ -300,9 +304,10 @@ def table(m, r):
     c1 = smp["cpus1"]
     p("   no counter: %s" % fmt(c1["base_ms"], " ms", 1))
     for f in (1000, 10000):
-        p("   %5d Hz: run time ratio %s%s, PMIs per second of run time %s" % (
-            f, fmt(c1["ratio_%dHz" % f], "", 3), " (goal <= 1.02)" if f == 1000 else "",
-            fmt(c1["pmis_per_s_%dHz" % f], "", 0)))
+        p("   %5d Hz: run time ratio %s%s, PMIs per second of run time %s, "
+          "run time added per PMI %s" % (
+              f, fmt(c1["ratio_%dHz" % f], "", 3), " (goal <= 1.02)" if f == 1000 else "",
+              fmt(c1["pmis_per_s_%dHz" % f], "", 0), fmt(c1["us_per_pmi_%dHz" % f], " us", 0)))
     p("")
     p("3. Exact counting vs bare single-step (CPL0 loop, PMUVM_BENCH_RAW_STEP=1)")
     for size, d in ex["sizes"].items():
@@ -354,7 +359,11 @@ def markdown(m, r):
         ("one emulated CPL0 instruction", fmt(msr["cpl0_insn_us"], " us", 2)),
         ("CPL3 loop run time, sampling at 1 kHz / none (goal <= 1.02)",
          fmt(c1["ratio_1000Hz"], "", 3)),
+        ("... PMIs per second of run time; run time added per PMI", "%.0f; %s" % (
+            c1["pmis_per_s_1000Hz"]["median"], fmt(c1["us_per_pmi_1000Hz"], " us", 0))),
         ("CPL3 loop run time, sampling at 10 kHz / none", fmt(c1["ratio_10000Hz"], "", 2)),
+        ("... PMIs per second of run time; run time added per PMI", "%.0f; %s" % (
+            c1["pmis_per_s_10000Hz"]["median"], fmt(c1["us_per_pmi_10000Hz"], " us", 0))),
     ]
     for size, d in ex["sizes"].items():
         rows.append(("exact counting, %s-instruction loop: counted / raw steps per s" % size,
