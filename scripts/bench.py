@@ -13,6 +13,7 @@ import json
 import os
 import platform
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -125,12 +126,13 @@ def callgrind_incl(path):
 
 def callgrind_diff(guest, small, large, count, funcs):
     """Ir per event: (Ir(large run) - Ir(small run)) / (events large - small)."""
-    tmp = tempfile.mkdtemp()
     runs = []
-    for i, app in enumerate((small, large)):
-        cg = os.path.join(tmp, "cg.%d" % i)
-        _, rep, _ = run_guest(guest, app, valgrind=cg)
-        runs.append((callgrind_incl(cg), count(rep)))
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, app in enumerate((small, large)):
+            cg = os.path.join(tmp, "cg.%d" % i)
+            # pmuvm's normal path: without the bench timing's clock reads
+            _, rep, _ = run_guest(guest, app, valgrind=cg, env={"PMUVM_BENCH_TIMING": "0"})
+            runs.append((callgrind_incl(cg), count(rep)))
     (a, na), (b, nb) = runs
     if nb <= na:
         die("callgrind runs of %s differ by no events" % guest)
@@ -404,6 +406,9 @@ def main():
         BUILD = args[0]
     if not os.path.exists(os.path.join(BUILD, "pmuvm")):
         die("no %s/pmuvm: run make first" % BUILD)
+    for tool in ("valgrind", "callgrind_annotate"):
+        if not shutil.which(tool):
+            die("%s is needed (Debian: apt-get install valgrind)" % tool)
     m = machine()
     _, rep, _ = run_guest("bench_msr", "n=1 reps=1")
     tsc_khz = rep["config"]["pmu"]["tsc_khz"]
