@@ -141,7 +141,7 @@ def callgrind_diff(guest, small, large, count, funcs):
 
 # ---- 1. MSR path --------------------------------------------------------------
 def bench_msr(tsc_khz):
-    n, reps = (500, 3) if QUICK else (2000, 7)
+    n, reps = (500, 3) if QUICK else (2000, 9)
     lines, rep, _ = run_guest("bench_msr", "n=%d reps=%d" % (n, reps))
     us = lambda t: t / n / tsc_khz * 1000.0
     reps_ = [d for k, d in lines if k == "msr"]
@@ -215,7 +215,7 @@ def bench_sample(tsc_khz):
 
 # ---- 3. Exact counting against bare single-stepping ------------------------------
 def bench_exact(tsc_khz):
-    sizes, rounds = ((1000, 10000), 2) if QUICK else ((1000, 10000, 100000), 4)
+    sizes, rounds = ((1000, 10000), 2) if QUICK else ((1000, 10000, 100000), 6)
     app = "sizes=%s reps=1" % ",".join(map(str, sizes))
     runs = {"counted": [], "raw": []}
     timing = {"counted": [], "raw": []}
