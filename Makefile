@@ -5,6 +5,7 @@
 #   make check      build and run every test (installs missing packages first)
 #   make coverage   branch coverage of the vPMU model
 #   make compare    the compare guest under QEMU/KVM and under pmuvm, side by side
+#   make bench      measure what the virtual PMU costs (table + build/bench.json)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make V=1        show the commands; WERROR=0 to not fail on warnings
 #   make SANITIZE=1 ASan+UBSan build of pmuvm and the hosted tests (under build/asan)
@@ -94,7 +95,7 @@ ALL_HOST_OBJS := $(VMM_OBJS) $(O)/$(VMM_MAIN:.c=.o) $(UNIT_SRCS:%.c=$(O)/%.o) \
 DEPS := $(ALL_HOST_OBJS:.o=.d) $(GUEST_LIB_OBJS:.o=.d) \
 	$(GUEST_TESTS:%.c=$(O)/guest/%.d) $(DEMO_SRCS:%.c=$(O)/guest/%.d)
 
-.PHONY: all run check deps test-bins unit system coverage install clean
+.PHONY: all run check deps test-bins unit system coverage bench install clean
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -187,6 +188,10 @@ coverage:
 	@find build/coverage -name '*.gcda' -delete
 	@build/coverage/tests/unit-tests >/dev/null
 	@scripts/coverage.sh build/coverage vmm/vpmu
+
+# Timings only, never part of check (issue #9); BENCH_ARGS=--quick for a short run.
+bench: all
+	@scripts/bench.py $(O) $(BENCH_ARGS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/pmuvm/guests

@@ -186,6 +186,13 @@ static json_object *report_vcpu(const struct vcpu *vcpu)
 	json_object_object_add(o, "pmu", report_vcpu_pmu(vcpu));
 	json_object_object_add(o, "exact", report_vcpu_exact(vcpu));
 	json_object_object_add(o, "pebs", report_vcpu_pebs(vcpu));
+	if (vcpu->bench_run_ns) {	/* PMUVM_BENCH_TIMING=1 (run.c) */
+		json_object *b = json_object_new_object();
+
+		json_object_object_add(b, "vmm_ns", u64_obj(vcpu->bench_vmm_ns));
+		json_object_object_add(b, "kvm_run_ns", u64_obj(vcpu->bench_run_ns));
+		json_object_object_add(o, "bench", b);
+	}
 	return o;
 }
 

@@ -29,6 +29,27 @@
 #include "pmu/source.h"
 
 
+/*
+ * Benchmark-only hook (make bench, issue #9 item 3): PMUVM_BENCH_RAW_STEP=1
+ * keeps every decision to step but skips decoding, retiring and counting,
+ * so scripts/bench.py can compare the counted step rate with KVM's bare
+ * single-step rate.  Retirement counters then stay at 0 and HLT is not
+ * handled: never set it outside the benchmark.
+ */
+static bool bench_raw_step(void)
+{
+	static int raw = -1;	/* benign race: every thread computes the same */
+	int v = __atomic_load_n(&raw, __ATOMIC_RELAXED);
+
+	if (v < 0) {
+		const char *e = getenv("PMUVM_BENCH_RAW_STEP");
+
+		v = e && !strcmp(e, "1");
+		__atomic_store_n(&raw, v, __ATOMIC_RELAXED);
+	}
+	return v;
+}
+
 static bool cycles_from_model(const struct vcpu *vcpu)
 {
 	return vcpu->vm->cfg->cycles == CYCLES_MODEL;
@@ -209,7 +230,7 @@ static void exact_before_run(struct vcpu *vcpu)
 			return;
 		}
 	}
-	if (!x->stepping || vcpu_state(vcpu, &r, &s))
+	if (!x->stepping || bench_raw_step() || vcpu_state(vcpu, &r, &s))
 		return;
 	/* Still inside the same instruction (MSR, I/O, MMIO exit, signal). */
 	if (x->pending && r->rip == x->rip && s->cs.selector == x->cs)
@@ -395,6 +416,10 @@ static void exact_after_run(struct vcpu *vcpu, unsigned int cpl)
 	enum retire how;
 
 	(void)cpl;
+	if (x->stepping && bench_raw_step()) {
+		x->steps += is_step_exit(vcpu);
+		return;
+	}
 	if (!x->stepping || !x->pending || !is_step_exit(vcpu) || vcpu_state(vcpu, &r, &s))
 		return;
 	x->steps++;

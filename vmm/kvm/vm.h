@@ -66,6 +66,9 @@ struct vcpu {
 	struct pebs_stats pebs;		/* PEBS assists (vmm/pmu/pebs.c) */
 
 	uint64_t exits[VCPU_EXIT_NR];
+	/* PMUVM_BENCH_TIMING=1 (make bench only, run.c): where the thread's time went. */
+	uint64_t bench_vmm_ns;		/* between KVM_RUNs: pmuvm's own work */
+	uint64_t bench_run_ns;		/* inside KVM_RUN */
 };
 
 /* Why the VM stopped; the first reason set wins. */

@@ -1,0 +1,438 @@
+#!/usr/bin/env python3
+"""make bench (issue #9): what pmuvm's virtual PMU costs, measured side by side.
+
+Runs the tests/guests/bench_*.c guests under pmuvm, prints a table and
+writes every sample to BUILD/bench.json.  Nothing here asserts on time; the
+run fails only if a guest fails or the exact source shows skid.  Compared
+quantities are measured in the same run, interleaved (A/B/A/B), and
+reported as the median with the min..max spread of the per-pair values.
+
+usage: scripts/bench.py [BUILD_DIR] [--quick]
+"""
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILD = "build"
+QUICK = False
+TIMEOUT = 180          # seconds per pmuvm run (--timeout)
+ENTRY_INSNS = 38       # bench_pmi.c: entry stub + dispatcher before the handler's RDTSC
+LINE = re.compile(r"^bench: (\w+) (.*)$")
+
+
+def die(msg):
+    print("bench: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def run_guest(name, append, cpus=1, env=None, valgrind=None, may_fail=False):
+    """Boots build/guests/NAME.elf; returns ([(kind, {k: v})], report, stdout)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        rep = os.path.join(tmp, "report.json")
+        cmd = [os.path.join(BUILD, "pmuvm"), "--timeout", str(TIMEOUT), "--cpus", str(cpus),
+               "--report", rep, "--append", append,
+               os.path.join(BUILD, "guests", name + ".elf")]
+        if valgrind:
+            cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + valgrind] + cmd
+        e = dict(os.environ)
+        e.pop("PMUVM_BENCH_RAW_STEP", None)
+        e["PMUVM_BENCH_TIMING"] = "1"      # the report's vcpus[].bench (vmm/kvm/run.c)
+        e.update(env or {})
+        p = subprocess.run(cmd, env=e, capture_output=True, text=True)
+        # 1: the guest passed, 3: an assertion failed (README "Exit status")
+        if p.returncode != 1 and not (may_fail and p.returncode == 3):
+            die("%s %r failed with status %d:\n%s%s" % (name, append, p.returncode,
+                                                       p.stdout[-3000:], p.stderr[-3000:]))
+        with open(rep) as f:
+            report = json.load(f)
+    out = []
+    for line in p.stdout.splitlines():
+        m = LINE.match(line)
+        if m:
+            kv = dict(w.split("=", 1) for w in m.group(2).split())
+            out.append((m.group(1), {k: int(v, 0) for k, v in kv.items()}))
+    return out, report, p.stdout
+
+
+def vmm_time(report):
+    """pmuvm's own time between KVM_RUNs: (share of the vCPU threads' time, us per exit)."""
+    vmm = sum(v["bench"]["vmm_ns"] for v in report["vcpus"])
+    run = sum(v["bench"]["kvm_run_ns"] for v in report["vcpus"])
+    exits = sum(v["exits"]["total"] for v in report["vcpus"])
+    return vmm / float(vmm + run), vmm / 1000.0 / exits
+
+
+def stats(xs):
+    xs = list(xs)
+    return {"median": statistics.median(xs), "min": min(xs), "max": max(xs), "n": len(xs)}
+
+
+def fmt(s, unit="", nd=2):
+    f = "%%.%df" % nd
+    return (f + "%s [" + f + ".." + f + "]") % (s["median"], unit, s["min"], s["max"])
+
+
+def msr_exits(report):
+    return sum(v["exits"]["msr_read"] + v["exits"]["msr_write"] for v in report["vcpus"])
+
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return ""
+
+
+def machine():
+    model = ""
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    kvm = sorted(m for m in os.listdir("/sys/module") if m.startswith("kvm"))
+    return {
+        "date_utc": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
+        "nproc": os.cpu_count(),
+        "cpu_model": model,
+        "kernel": platform.release(),
+        "kvm_modules": kvm,
+        "loadavg_start": open("/proc/loadavg").read().split()[:3],
+        "commit": sh("git rev-parse --short HEAD") + (" (dirty)" if sh("git status --porcelain -uno") else ""),
+    }
+
+
+def callgrind_incl(path):
+    """Inclusive Ir per function name (the last path component)."""
+    txt = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100",
+                          "--auto=no", path], capture_output=True, text=True).stdout
+    res = {}
+    for line in txt.splitlines():
+        m = re.match(r"^\s*([\d,]+) \([\d. %]+\)\s+(\S+):(\S+) \[", line)
+        if m and m.group(3) not in res:
+            res[m.group(3)] = int(m.group(1).replace(",", ""))
+        m = re.match(r"^\s*([\d,]+) \([\d. %]+\)\s+PROGRAM TOTALS", line)
+        if m:
+            res["TOTAL"] = int(m.group(1).replace(",", ""))
+    return res
+
+
+def callgrind_diff(guest, small, large, count, funcs):
+    """Ir per event: (Ir(large run) - Ir(small run)) / (events large - small)."""
+    runs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, app in enumerate((small, large)):
+            cg = os.path.join(tmp, "cg.%d" % i)
+            # pmuvm's normal path: without the bench timing's clock reads
+            _, rep, _ = run_guest(guest, app, valgrind=cg, env={"PMUVM_BENCH_TIMING": "0"})
+            runs.append((callgrind_incl(cg), count(rep)))
+    (a, na), (b, nb) = runs
+    if nb <= na:
+        die("callgrind runs of %s differ by no events" % guest)
+    return {f: (b.get(f, 0) - a.get(f, 0)) / (nb - na) for f in funcs}, nb - na
+
+
+# ---- 1. MSR path --------------------------------------------------------------
+def bench_msr(tsc_khz):
+    n, reps = (500, 3) if QUICK else (2000, 9)
+    lines, rep, _ = run_guest("bench_msr", "n=%d reps=%d" % (n, reps))
+    us = lambda t: t / n / tsc_khz * 1000.0
+    reps_ = [d for k, d in lines if k == "msr"]
+    res = {"n": n, "kvm_msr": "%#x" % reps_[0]["kvm_msr"], "samples": reps_,
+           "exits": msr_exits(rep)}
+    # Nearly every exit of this run is an MSR exit (the rest: console output).
+    res["vmm_us_per_exit"] = vmm_time(rep)[1]
+    for key in ("empty", "pmu_rd", "kvm_rd", "pmu_wr", "kvm_wr"):
+        res[key + "_us"] = stats(us(d[key]) for d in reps_)
+    res["ratio_rd"] = stats(d["pmu_rd"] / d["kvm_rd"] for d in reps_)
+    res["ratio_wr"] = stats(d["pmu_wr"] / d["kvm_wr"] for d in reps_)
+    # Emulated CPL0 instructions: the empty loop is 2 per iteration.
+    insn = lambda d: d["empty"] / 2.0
+    res["cpl0_insn_us"] = stats(us(insn(d)) for d in reps_)
+    # Net of the loop around the access: 3 (rd) and 5 (wr) other emulated
+    # instructions per iteration in bench_msr.c, at the empty loop's rate;
+    # from the medians (a single block's emulation rate is too noisy).
+    med = lambda key: statistics.median(d[key] for d in reps_)
+    i = med("empty") / 2.0
+    res["ratio_rd_net"] = (med("pmu_rd") - 3 * i) / (med("kvm_rd") - 3 * i)
+    res["ratio_wr_net"] = (med("pmu_wr") - 5 * i) / (med("kvm_wr") - 5 * i)
+    funcs = ("TOTAL", "vcpu_thread", "msr_exit", "pmu_before_run", "pmu_after_run")
+    ir, nexits = callgrind_diff("bench_msr", "n=100 reps=1", "n=200 reps=1", msr_exits, funcs)
+    res["callgrind_ir_per_exit"] = ir
+    res["callgrind_exits"] = nexits
+    return res
+
+
+# ---- 2 and 5. Sampling overhead, 1 vs 2 vCPUs ------------------------------------
+def bench_sample(tsc_khz):
+    iters, reps, rounds = (20000000, 1, 1) if QUICK else (50000000, 2, 2)
+    app = "tsc_khz=%d iters=%d reps=%d" % (tsc_khz, iters, reps)
+    runs = {1: [], 2: []}
+    for i in range(rounds):
+        for cpus in ((1, 2) if i % 2 == 0 else (2, 1)):
+            lines, _, _ = run_guest("bench_sample", app, cpus=cpus)
+            runs[cpus].append([d for k, d in lines if k == "sample"])
+    res = {"iters": iters, "samples": {str(c): runs[c] for c in runs}}
+
+    def ticks(run, rep, freq, cpu):
+        return next(d["ticks"] for d in run
+                    if d["rep"] == rep and d["freq"] == freq and d["cpu"] == cpu)
+
+    for cpus in (1, 2):
+        r = {}
+        for freq in (1000, 10000):
+            ratios, rates, cost = [], [], []
+            for run in runs[cpus]:
+                for d in run:
+                    if d["freq"] == freq:
+                        base = ticks(run, d["rep"], 0, d["cpu"])
+                        ratios.append(d["ticks"] / base)
+                        rates.append(d["pmis"] / (d["ticks"] / (tsc_khz * 1000.0)))
+                        # run time added per PMI taken
+                        cost.append((d["ticks"] - base) / max(d["pmis"], 1) / tsc_khz * 1000.0)
+            r["ratio_%dHz" % freq] = stats(ratios)
+            r["pmis_per_s_%dHz" % freq] = stats(rates)
+            r["us_per_pmi_%dHz" % freq] = stats(cost)
+        r["base_ms"] = stats(d["ticks"] / tsc_khz for run in runs[cpus] for d in run
+                             if d["freq"] == 0)
+        res["cpus%d" % cpus] = r
+    # Scaling: a vCPU's run time with two vCPUs busy over one alone, paired by round.
+    for freq in (0, 1000, 10000):
+        ratios = []
+        for one, two in zip(runs[1], runs[2]):
+            for d in two:
+                if d["freq"] == freq:
+                    ratios.append(d["ticks"] / ticks(one, d["rep"], freq, 0))
+        res["scaling_%dHz" % freq] = stats(ratios)
+    return res
+
+
+# ---- 3. Exact counting against bare single-stepping ------------------------------
+def bench_exact(tsc_khz):
+    sizes, rounds = ((1000, 10000), 2) if QUICK else ((1000, 10000, 100000), 6)
+    app = "sizes=%s reps=1" % ",".join(map(str, sizes))
+    runs = {"counted": [], "raw": []}
+    timing = {"counted": [], "raw": []}
+    for i in range(rounds):
+        for mode in (("counted", "raw") if i % 2 == 0 else ("raw", "counted")):
+            env = {"PMUVM_BENCH_RAW_STEP": "1"} if mode == "raw" else {}
+            lines, rep, _ = run_guest("bench_exact", app + (" raw=1" if mode == "raw" else ""),
+                                      env=env)
+            runs[mode].append([d for k, d in lines if k == "exact"])
+            timing[mode].append(vmm_time(rep))
+    res = {"samples": runs, "sizes": {}}
+    # Measured by pmuvm itself over each whole run (almost all of it steps).
+    for mode in timing:
+        res["vmm_share_" + mode] = stats(t[0] for t in timing[mode])
+        res["vmm_us_per_exit_" + mode] = stats(t[1] for t in timing[mode])
+    for size in sizes:
+        insns = size // 2 * 2 + 13     # bench_exact.c: loop + EXTRA_INSNS
+        rate = lambda d: insns / (d["ticks"] / (tsc_khz * 1000.0))
+        c = [rate(d) for run in runs["counted"] for d in run if d["size"] == size]
+        r = [rate(d) for run in runs["raw"] for d in run if d["size"] == size]
+        ratio = [a / b for a, b in zip(c, r)]
+        res["sizes"][str(size)] = {
+            "insns": insns,
+            "counted_per_s": stats(c), "raw_per_s": stats(r), "ratio": stats(ratio),
+            # pmuvm's own work per step over the whole step round trip
+            "pmuvm_share": stats(1.0 - x for x in ratio),
+            "step_us_counted": stats(1e6 / x for x in c),
+            "step_us_raw": stats(1e6 / x for x in r),
+        }
+    steps = lambda rep: sum(v["exact"]["steps"] for v in rep["vcpus"])
+    funcs = ("TOTAL", "vcpu_thread", "exact_before_run", "exact_after_run", "pmu_before_run",
+             "pmu_after_run")
+    ir, nsteps = callgrind_diff("bench_exact", "sizes=1000 reps=1", "sizes=2000 reps=1",
+                                steps, funcs)
+    res["callgrind_ir_per_step"] = ir
+    res["callgrind_steps"] = nsteps
+    return res
+
+
+# ---- 4. PMI latency and skid -----------------------------------------------------
+def bench_pmi(tsc_khz):
+    pmis = 20 if QUICK else 60
+    lines, _, _ = run_guest("bench_pmi", "tsc_khz=%d pmis=%d period_us=2000" % (tsc_khz, pmis))
+    lat = [d["ticks"] / tsc_khz * 1000.0 for k, d in lines if k == "pmi_latency"]
+    # exact_pmi asserts zero skid; it prints each case first, so a failure still shows it.
+    _, _, out = run_guest("exact_pmi", "", may_fail=True)
+    skid = [{"n": int(n), "pmis": int(p),
+             "insns": int(rip, 0) - int(want, 0) if int(p) == 1 else None}
+            for n, p, rip, want in
+            re.findall(r"preset -(\d+): pmis=(\d+) rip=(0x[0-9a-f]+|0) \(want (0x[0-9a-f]+)\)",
+                       out)]
+    if not skid:
+        die("exact_pmi printed no skid lines:\n" + out)
+    s = stats(lat)
+    s["p90"] = sorted(lat)[int(0.9 * (len(lat) - 1))]
+    bad = [d for d in skid if d["insns"] != 0]
+    return {"latency_us": s, "latency_samples_us": lat, "skid": skid,
+            "skid_max_abs": max((abs(d["insns"]) for d in skid if d["insns"] is not None),
+                                default=0),
+            "skid_bad_cases": len(bad)}
+
+
+def table(m, r):
+    msr, smp, ex, pmi = r["msr"], r["sample"], r["exact"], r["pmi"]
+    out = []
+    p = out.append
+    p("pmuvm bench  %s  %s, %d CPUs, kernel %s, %s, load %s -> %s" % (
+        m["date_utc"], m["cpu_model"], m["nproc"], m["kernel"], ",".join(m["kvm_modules"]),
+        " ".join(m["loadavg_start"]), " ".join(m["loadavg_end"])))
+    p("median [min..max] over interleaved repetitions; TSC %d kHz" % m["tsc_khz"])
+    p("")
+    p("1. MSR path (guest RDTSC, CPL0 loop, %d accesses per block; KVM MSR %s)" % (
+        msr["n"], msr["kvm_msr"]))
+    p("   RDMSR PMC0 (pmuvm)  %s   vs KVM %s   ratio %s (net of loop %s)" % (
+        fmt(msr["pmu_rd_us"], " us"), fmt(msr["kvm_rd_us"], " us"), fmt(msr["ratio_rd"], "x", 1),
+        "%.1fx" % msr["ratio_rd_net"]))
+    p("   WRMSR PMC0 (pmuvm)  %s   vs KVM %s   ratio %s (net of loop %s)" % (
+        fmt(msr["pmu_wr_us"], " us"), fmt(msr["kvm_wr_us"], " us"), fmt(msr["ratio_wr"], "x", 1),
+        "%.1fx" % msr["ratio_wr_net"]))
+    p("   one emulated CPL0 instruction: %s" % fmt(msr["cpl0_insn_us"], " us", 3))
+    p("   pmuvm's own time per exit (between two KVM_RUNs): %.2f us" % msr["vmm_us_per_exit"])
+    ir = msr["callgrind_ir_per_exit"]
+    p("   pmuvm instructions per MSR exit (callgrind): %.0f in the vCPU thread "
+      "(msr_exit %.0f, pmu_before_run %.0f, pmu_after_run %.0f)" % (
+          ir["vcpu_thread"], ir["msr_exit"], ir["pmu_before_run"], ir["pmu_after_run"]))
+    p("")
+    p("2. Sampling overhead (CPL3 loop, %d iterations, fixed counter 1 USR+PMI)" % smp["iters"])
+    c1 = smp["cpus1"]
+    p("   no counter: %s" % fmt(c1["base_ms"], " ms", 1))
+    for f in (1000, 10000):
+        p("   %5d Hz: run time ratio %s%s, PMIs per second of run time %s, "
+          "run time added per PMI %s" % (
+              f, fmt(c1["ratio_%dHz" % f], "", 3), " (goal <= 1.02)" if f == 1000 else "",
+              fmt(c1["pmis_per_s_%dHz" % f], "", 0), fmt(c1["us_per_pmi_%dHz" % f], " us", 0)))
+    p("")
+    p("3. Exact counting vs bare single-step (CPL0 loop, PMUVM_BENCH_RAW_STEP=1)")
+    for size, d in ex["sizes"].items():
+        p("   %6s insns: counted %s/s, raw %s/s, ratio %s (goal >= 0.95), "
+          "pmuvm share of a step %s" % (
+              size, fmt(d["counted_per_s"], "", 0), fmt(d["raw_per_s"], "", 0),
+              fmt(d["ratio"], "", 3), fmt(d["pmuvm_share"], "", 3)))
+    p("   pmuvm's own time between two KVM_RUNs, share of the step round trip: counted %s "
+      "(%s per step), raw %s (%s)" % (
+          fmt(ex["vmm_share_counted"], "", 3), fmt(ex["vmm_us_per_exit_counted"], " us", 2),
+          fmt(ex["vmm_share_raw"], "", 3), fmt(ex["vmm_us_per_exit_raw"], " us", 2)))
+    ir = ex["callgrind_ir_per_step"]
+    p("   pmuvm instructions per step (callgrind): %.0f in the vCPU thread (pmu_before_run "
+      "%.0f incl. exact_before_run %.0f; pmu_after_run %.0f incl. exact_after_run %.0f)" % (
+          ir["vcpu_thread"], ir["pmu_before_run"], ir["exact_before_run"],
+          ir["pmu_after_run"], ir["exact_after_run"]))
+    p("")
+    p("4. PMI latency, clock source (CPL3 loop's last RDTSC -> handler): %s, p90 %.1f us" % (
+        fmt(pmi["latency_us"], " us", 1), pmi["latency_us"]["p90"]))
+    p("   of which the guest's emulated entry stub, ~%d CPL0 instructions: ~%.1f us" % (
+        ENTRY_INSNS, ENTRY_INSNS * msr["cpl0_insn_us"]["median"]))
+    p("   exact source skid (exact_pmi, preset -N, N in %s): max |skid| = %d instructions, "
+      "%d bad cases (must be 0)" % (",".join(str(d["n"]) for d in pmi["skid"]),
+                                    pmi["skid_max_abs"], pmi["skid_bad_cases"]))
+    p("")
+    p("5. Scaling: a vCPU's run time with 2 vCPUs busy / with 1 vCPU")
+    for f in (0, 1000, 10000):
+        p("   %5d Hz: %s" % (f, fmt(smp["scaling_%dHz" % f], "", 3)))
+    return "\n".join(out)
+
+
+def markdown(m, r):
+    """The README's table (README "Benchmarks")."""
+    msr, smp, ex, pmi = r["msr"], r["sample"], r["exact"], r["pmi"]
+    c1 = smp["cpus1"]
+    rows = [
+        ("RDMSR IA32_PMC0, answered by pmuvm", fmt(msr["pmu_rd_us"], " us", 1)),
+        ("RDMSR %s, answered inside KVM" % msr["kvm_msr"], fmt(msr["kvm_rd_us"], " us", 1)),
+        ("ratio (net of the emulated loop)", "%s (%.1fx)" % (fmt(msr["ratio_rd"], "x", 1),
+                                                             msr["ratio_rd_net"])),
+        ("WRMSR IA32_PMC0 / %s" % msr["kvm_msr"], "%s / %s" % (
+            fmt(msr["pmu_wr_us"], " us", 1), fmt(msr["kvm_wr_us"], " us", 1))),
+        ("ratio (net of the emulated loop)", "%s (%.1fx)" % (fmt(msr["ratio_wr"], "x", 1),
+                                                             msr["ratio_wr_net"])),
+        ("pmuvm's own time per MSR exit (between two KVM_RUNs)",
+         "%.1f us" % msr["vmm_us_per_exit"]),
+        ("pmuvm instructions per MSR exit (callgrind)", "%.0f (msr_exit itself: %.0f)" % (
+            msr["callgrind_ir_per_exit"]["vcpu_thread"], msr["callgrind_ir_per_exit"]["msr_exit"])),
+        ("one emulated CPL0 instruction", fmt(msr["cpl0_insn_us"], " us", 2)),
+        ("CPL3 loop run time, sampling at 1 kHz / none (goal <= 1.02)",
+         fmt(c1["ratio_1000Hz"], "", 3)),
+        ("... PMIs per second of run time; run time added per PMI", "%.0f; %s" % (
+            c1["pmis_per_s_1000Hz"]["median"], fmt(c1["us_per_pmi_1000Hz"], " us", 0))),
+        ("CPL3 loop run time, sampling at 10 kHz / none", fmt(c1["ratio_10000Hz"], "", 2)),
+        ("... PMIs per second of run time; run time added per PMI", "%.0f; %s" % (
+            c1["pmis_per_s_10000Hz"]["median"], fmt(c1["us_per_pmi_10000Hz"], " us", 0))),
+    ]
+    for size, d in ex["sizes"].items():
+        rows.append(("exact counting, %s-instruction loop: counted / raw instructions per s" % size,
+                     "%.0f / %.0f" % (d["counted_per_s"]["median"], d["raw_per_s"]["median"])))
+        rows.append(("ratio (goal >= 0.95)", fmt(d["ratio"], "", 2)))
+    rows += [
+        ("pmuvm's own time between two KVM_RUNs / step round trip, counted (goal < 0.05)",
+         "%s (%s per step)" % (fmt(ex["vmm_share_counted"], "", 3),
+                               fmt(ex["vmm_us_per_exit_counted"], " us", 1))),
+        ("... the same under the raw hook", "%s (%s per step)" % (
+            fmt(ex["vmm_share_raw"], "", 3), fmt(ex["vmm_us_per_exit_raw"], " us", 1))),
+        ("pmuvm instructions per step (callgrind)",
+         "%.0f" % ex["callgrind_ir_per_step"]["vcpu_thread"]),
+        ("PMI latency, clock source (last user RDTSC -> handler)",
+         fmt(pmi["latency_us"], " us", 0)),
+        ("skid, exact source (preset -N on instructions)",
+         "%d instructions in %d cases" % (pmi["skid_max_abs"], len(pmi["skid"]))),
+        ("a vCPU's run time, 2 vCPUs busy / 1: no counter", fmt(smp["scaling_0Hz"], "", 2)),
+        ("... sampling at 1 kHz", fmt(smp["scaling_1000Hz"], "", 2)),
+    ]
+    out = ["Measured %s UTC on %s (`nproc` %d), kernel %s, KVM modules %s, "
+           "load average %s at the start and %s at the end, commit %s." % (
+               m["date_utc"], m["cpu_model"], m["nproc"], m["kernel"],
+               " + ".join(m["kvm_modules"]), " ".join(m["loadavg_start"]),
+               " ".join(m["loadavg_end"]), m["commit"]),
+           "Median [min..max] over interleaved repetitions.", "",
+           "| measure | result |", "|---|---|"]
+    out += ["| %s | %s |" % row for row in rows]
+    return "\n".join(out) + "\n"
+
+
+def main():
+    global BUILD, QUICK
+    args = sys.argv[1:]
+    QUICK = "--quick" in args
+    args = [a for a in args if a != "--quick"]
+    if args:
+        BUILD = args[0]
+    if not os.path.exists(os.path.join(BUILD, "pmuvm")):
+        die("no %s/pmuvm: run make first" % BUILD)
+    for tool in ("valgrind", "callgrind_annotate"):
+        if not shutil.which(tool):
+            die("%s is needed (Debian: apt-get install valgrind)" % tool)
+    m = machine()
+    _, rep, _ = run_guest("bench_msr", "n=1 reps=1")
+    tsc_khz = rep["config"]["pmu"]["tsc_khz"]
+    m["tsc_khz"] = tsc_khz
+    res = {}
+    for name, fn in (("msr", bench_msr), ("sample", bench_sample), ("exact", bench_exact),
+                     ("pmi", bench_pmi)):
+        print("bench: %s ..." % name, file=sys.stderr, flush=True)
+        res[name] = fn(tsc_khz)
+    m["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
+    text = table(m, res)
+    print(text)
+    out = os.path.join(BUILD, "bench.json")
+    with open(out, "w") as f:
+        json.dump({"bench_version": 1, "quick": QUICK, "machine": m, "results": res}, f,
+                  indent=1)
+    md = os.path.join(BUILD, "bench.md")
+    with open(md, "w") as f:
+        f.write(markdown(m, res))
+    print("\nwritten: %s, %s" % (out, md))
+    if res["pmi"]["skid_bad_cases"]:
+        die("the exact source showed skid or a missing PMI: %r" % res["pmi"]["skid"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,106 @@
+/*
+ * The benchmark guests and pmuvm's benchmark-only hook (issue #9), run tiny
+ * so that `make bench` cannot rot unnoticed.  No timing is checked here:
+ * only that each guest passes, that PMUVM_BENCH_RAW_STEP=1 steps the same
+ * instructions without counting them, and that PMUVM_BENCH_TIMING=1 puts
+ * its times in the report.
+ */
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pmuvm_run.h"
+#include "suite.h"
+
+#define GUEST_PASS	1
+/* Any TSC rate will do for these runs: it only scales sampling periods. */
+#define FAKE_TSC_KHZ	"tsc_khz=1000000"
+
+static void expect_pass(const struct pmuvm_result *r, const char *what)
+{
+	ck_assert_msg(r->status == GUEST_PASS && strstr(r->out, "PASS\n"),
+		      "%s: status %d\nstdout:\n%s\nstderr:\n%s", what, r->status, r->out, r->err);
+}
+
+/* vcpus[0].OBJ.KEY of a report; fails the test if it is not there. */
+static long long report_vcpu0(const char *path, const char *obj, const char *key)
+{
+	json_object *root = json_object_from_file(path), *v, *o;
+	long long val;
+
+	ck_assert_msg(root, "cannot read %s", path);
+	ck_assert(json_object_object_get_ex(root, "vcpus", &v));
+	o = json_object_array_get_idx(v, 0);
+	ck_assert_msg(o && json_object_object_get_ex(o, obj, &v), "%s: no %s", path, obj);
+	ck_assert_msg(json_object_object_get_ex(v, key, &o), "%s: no %s.%s", path, obj, key);
+	val = json_object_get_int64(o);
+	json_object_put(root);
+	return val;
+}
+
+START_TEST(test_bench_raw_step_hook)
+{
+	static const char *const raw_env[] = { "PMUVM_BENCH_RAW_STEP=1", "PMUVM_BENCH_TIMING=1",
+						NULL };
+	const char *counted_rep = "counted.json", *raw_rep = "raw.json";
+	struct pmuvm_result r;
+	long long counted_steps;
+
+	REQUIRE_KVM();
+	/* The guest asserts the exact count, 200 loop instructions + 13. */
+	pmuvm_run(&r, "--timeout", "60", "--report", tmp_path(counted_rep), "--append",
+		  "sizes=200 reps=1", guest_path("bench_exact"));
+	expect_pass(&r, "bench_exact");
+	ck_assert_msg(strstr(r.out, "bench: exact size=200 rep=0 insns=213 "), "%s", r.out);
+	pmuvm_result_free(&r);
+	counted_steps = report_vcpu0(tmp_path(counted_rep), "exact", "steps");
+	ck_assert_int_ge(counted_steps, 213);
+
+	pmuvm_run_env(&r, raw_env, 120, (const char *const[]){ "--timeout", "60", "--report",
+		      tmp_path(raw_rep), "--append", "sizes=200 reps=1 raw=1",
+		      guest_path("bench_exact"), NULL });
+	expect_pass(&r, "bench_exact raw");
+	ck_assert_msg(strstr(r.out, "bench: exact size=200 rep=0 insns=0 "), "%s", r.out);
+	pmuvm_result_free(&r);
+	ck_assert_int_eq(report_vcpu0(tmp_path(raw_rep), "exact", "steps"), counted_steps);
+	ck_assert_int_gt(report_vcpu0(tmp_path(raw_rep), "bench", "kvm_run_ns"), 0);
+	ck_assert_int_gt(report_vcpu0(tmp_path(raw_rep), "bench", "vmm_ns"), 0);
+}
+END_TEST
+
+START_TEST(test_bench_guests_run)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--timeout", "60", "--append", "n=10 reps=1", guest_path("bench_msr"));
+	expect_pass(&r, "bench_msr");
+	ck_assert_msg(strstr(r.out, "bench: msr rep=0 n=10 "), "%s", r.out);
+	pmuvm_result_free(&r);
+
+	pmuvm_run(&r, "--timeout", "60", "--cpus", "2", "--append",
+		  FAKE_TSC_KHZ " iters=100000 reps=1", guest_path("bench_sample"));
+	expect_pass(&r, "bench_sample");
+	ck_assert_msg(strstr(r.out, "bench: sample rep=0 freq=10000 cpu=1 "), "%s", r.out);
+	pmuvm_result_free(&r);
+
+	pmuvm_run(&r, "--timeout", "60", "--append", FAKE_TSC_KHZ " pmis=3 period_us=1000",
+		  guest_path("bench_pmi"));
+	expect_pass(&r, "bench_pmi");
+	ck_assert_msg(strstr(r.out, "bench: pmi_latency i=2 "), "%s", r.out);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+static Suite *bench_suite(void)
+{
+	Suite *s = suite_create("bench");
+	TCase *tc = tcase_create("bench");
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_bench_raw_step_hook);
+	tcase_add_test(tc, test_bench_guests_run);
+	suite_add_tcase(s, tc);
+	return s;
+}
+TEST_SUITE(bench_suite)
