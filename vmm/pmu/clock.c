@@ -143,9 +143,21 @@ static bool cpl_filtered(const struct vpmu *pmu, enum pmu_arch_event ev)
 static void clock_before_run(struct vcpu *vcpu)
 {
 	struct pmu_clock *c = &vcpu->clock;
-	uint64_t core = events_to_overflow_any_cpl(&vcpu->pmu, PMU_EV_CORE_CYCLES);
-	uint64_t ref = events_to_overflow_any_cpl(&vcpu->pmu, PMU_EV_REF_CYCLES);
-	uint64_t ns = UINT64_MAX;
+	uint64_t core, ref, ns = UINT64_MAX;
+
+	/*
+	 * Nothing counts cycles: no clock reads (a system call each) and no
+	 * timer, so exits cost the stepping and MSR paths nothing here.
+	 */
+	c->timing = vpmu_counted_events(&vcpu->pmu) & CLOCK_EVENTS;
+	if (!c->timing) {
+		c->cpl_sample_due = 0;
+		if (c->timer_created)
+			clock_arm(c, UINT64_MAX);
+		return;
+	}
+	core = events_to_overflow_any_cpl(&vcpu->pmu, PMU_EV_CORE_CYCLES);
+	ref = events_to_overflow_any_cpl(&vcpu->pmu, PMU_EV_REF_CYCLES);
 
 	if (core != UINT64_MAX)
 		ns = cycles_to_ns(core, c->core_khz, c->core_rem);
@@ -172,8 +184,12 @@ static void clock_before_run(struct vcpu *vcpu)
 static void clock_after_run(struct vcpu *vcpu, unsigned int cpl)
 {
 	struct pmu_clock *c = &vcpu->clock;
-	uint64_t now = thread_cpu_ns(), ns = now - c->run_start_ns;
+	uint64_t now, ns;
 
+	if (!c->timing)
+		return;
+	now = thread_cpu_ns();
+	ns = now - c->run_start_ns;
 	c->guest_ns += ns;
 	/*
 	 * An exit at a CPL where cycles count is itself a good CPL sample:

@@ -34,7 +34,8 @@ struct pmu_clock {
 	uint64_t core_rem, ref_rem;	/* sub-cycle remainders (ns x kHz units) */
 	bool timer_created, timer_armed;
 	void *timer;			/* timer_t */
-	uint64_t guest_ns;		/* CPU time spent in KVM_RUN, for the report */
+	bool timing;			/* a cycle event counts: this KVM_RUN is timed */
+	uint64_t guest_ns;		/* CPU time in KVM_RUN while cycles counted (report) */
 };
 
 #endif
