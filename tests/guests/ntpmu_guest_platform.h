@@ -1,7 +1,10 @@
 /*
  * A minimal ntpmu platform (guest-shim/ntpmu/ntpmu_platform.h) for a
- * single-threaded guest on CPU 0: a fixed pool instead of an allocator,
- * cli/sti around a spinlock, and two static "threads" (thread_a is the
+ * single-threaded guest on CPU 0: a fixed pool instead of an allocator
+ * (g_fail_next_alloc makes the next allocation fail; a block is filled with
+ * 0xa5 before it is zeroed to the size asked, so a caller relying on more
+ * shows; g_pool_live() counts what is out), cli/sti around a spinlock, and
+ * two static "threads" (thread_a is the
  * current one until the guest switches itself).  ntpmu-rt/platform_rt.c
  * is the full one.  Include once per guest; bind it with
  * ntpmu_init(&ntpmu_guest_ops, NULL).
@@ -27,6 +30,7 @@ static struct gthread *current = &thread_a;
 static struct spinlock lock;
 static _Alignas(64) uint8_t pool[POOL_SLOTS][POOL_SLOT_SIZE];
 static bool pool_used[POOL_SLOTS];
+static int g_fail_next_alloc;
 
 static int g_rdmsr(void *ctx, uint32_t msr, uint64_t *val) { return rdmsr_safe(msr, val); }
 static int g_wrmsr(void *ctx, uint32_t msr, uint64_t val) { return wrmsr_safe(msr, val); }
@@ -57,14 +61,28 @@ static void g_run_on_cpu(void *ctx, unsigned int cpu, void (*fn)(void *), void *
 
 static void *g_zalloc(void *ctx, size_t size)
 {
+	if (g_fail_next_alloc) {
+		g_fail_next_alloc = 0;
+		return NULL;
+	}
 	for (int i = 0; i < POOL_SLOTS; i++) {
 		if (!pool_used[i] && size <= POOL_SLOT_SIZE) {
 			pool_used[i] = true;
+			memset(pool[i], 0xa5, POOL_SLOT_SIZE);
 			memset(pool[i], 0, size);
 			return pool[i];
 		}
 	}
 	return NULL;
+}
+
+static inline int g_pool_live(void)
+{
+	int n = 0;
+
+	for (int i = 0; i < POOL_SLOTS; i++)
+		n += pool_used[i];
+	return n;
 }
 
 static void g_free(void *ctx, void *p)

@@ -9,15 +9,12 @@
  * ... 90, all in the hot loop, three on each of its instructions, with EBX
  * known for each: the profile must show exactly that.
  *
- * A minimal single-CPU platform: a two-slot pool that can be told to fail,
- * cli around a spinlock.  With --pebs off the call answers NOT_SUPPORTED.
+ * The minimal single-CPU platform of ntpmu_guest_platform.h (its pool can
+ * be told to fail).  With --pebs off the call answers NOT_SUPPORTED.
  */
-#include <rt.h>
-#include <rt/spinlock.h>
-
 #include "nt/ntexapi.h"
 #include "../../guest-shim/ntpmu/ntpmu_pebs.h"
-#include "../../guest-shim/ntpmu/ntpmu_platform.h"
+#include "ntpmu_guest_platform.h"
 #include "pmu_common.h"
 
 #define HOT		30
@@ -50,72 +47,7 @@ asm(".text\n"
     "	popq %rbx\n"
     "	ret\n");
 
-static struct spinlock lock;
-static _Alignas(64) uint8_t pool[2][512];
-static bool pool_used[2];
-static int fail_next_alloc;
 static uint8_t buf[32 * RECORD_SIZE] __attribute__((aligned(4096)));
-
-static int g_rdmsr(void *ctx, uint32_t msr, uint64_t *val) { return rdmsr_safe(msr, val); }
-static int g_wrmsr(void *ctx, uint32_t msr, uint64_t val) { return wrmsr_safe(msr, val); }
-static unsigned int g_nr_cpus(void *ctx) { return 1; }
-static unsigned int g_cpu_id(void *ctx) { return 0; }
-
-static void g_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4])
-{
-	struct cpuid_regs r = cpuid_count(leaf, subleaf);
-
-	regs[0] = r.eax;
-	regs[1] = r.ebx;
-	regs[2] = r.ecx;
-	regs[3] = r.edx;
-}
-
-static void *g_zalloc(void *ctx, size_t size)
-{
-	if (fail_next_alloc) {
-		fail_next_alloc = 0;
-		return NULL;
-	}
-	for (int i = 0; i < 2; i++) {
-		if (!pool_used[i] && size <= sizeof(pool[i])) {
-			pool_used[i] = true;
-			memset(pool[i], 0xa5, sizeof(pool[i]));	/* the call must zero it */
-			memset(pool[i], 0, size);
-			return pool[i];
-		}
-	}
-	return NULL;
-}
-
-static void g_free(void *ctx, void *p)
-{
-	for (int i = 0; i < 2; i++)
-		if (p == pool[i])
-			pool_used[i] = false;
-}
-
-static unsigned long g_lock(void *ctx)
-{
-	unsigned long flags = read_rflags();
-
-	cli();
-	spin_lock(&lock);
-	return flags;
-}
-
-static void g_unlock(void *ctx, unsigned long flags)
-{
-	spin_unlock(&lock);
-	if (flags & (1ul << 9))
-		sti();
-}
-
-static const struct ntpmu_platform_ops ops = {
-	.rdmsr = g_rdmsr, .wrmsr = g_wrmsr, .cpuid = g_cpuid, .nr_cpus = g_nr_cpus,
-	.cpu_id = g_cpu_id, .zalloc = g_zalloc, .free = g_free, .lock = g_lock,
-	.unlock = g_unlock,
-};
 
 static NTSTATUS call(SYSTEM_PROCESSOR_PROFILE_CONTROL_AREA *s, BOOLEAN allocate)
 {
@@ -128,7 +60,7 @@ static void status_codes(PPROCESSOR_PROFILE_CONTROL_AREA *out)
 	SYSTEM_PROCESSOR_PROFILE_CONTROL_AREA s = { 0 }, t = { 0 };
 	static const uint8_t zero[sizeof(PROCESSOR_PROFILE_CONTROL_AREA)];
 
-	fail_next_alloc = 1;
+	g_fail_next_alloc = 1;
 	GUEST_ASSERT_EQ(call(&s, TRUE), STATUS_INSUFFICIENT_RESOURCES);
 	GUEST_ASSERT(!s.ProcessorProfileControlArea);
 	GUEST_ASSERT_EQ(call(&s, FALSE), STATUS_MEMORY_NOT_ALLOCATED);
@@ -140,7 +72,7 @@ static void status_codes(PPROCESSOR_PROFILE_CONTROL_AREA *out)
 	GUEST_ASSERT_EQ(rdmsr(MSR_IA32_DS_AREA), (uintptr_t)s.ProcessorProfileControlArea);
 	GUEST_ASSERT_EQ(call(&t, TRUE), STATUS_ADDRESS_ALREADY_EXISTS);
 	GUEST_ASSERT_EQ(t.ProcessorProfileControlArea, s.ProcessorProfileControlArea);
-	GUEST_ASSERT(!pool_used[1]);		/* the second allocation was freed */
+	GUEST_ASSERT_EQ(g_pool_live(), 1);	/* the second allocation was freed */
 	*out = s.ProcessorProfileControlArea;
 	test_ok("control area status codes");
 }
@@ -197,7 +129,7 @@ static void release(PPROCESSOR_PROFILE_CONTROL_AREA area)
 	GUEST_ASSERT_EQ(call(&s, FALSE), STATUS_SUCCESS);
 	GUEST_ASSERT(!s.ProcessorProfileControlArea);
 	GUEST_ASSERT_EQ(rdmsr(MSR_IA32_DS_AREA), 0);
-	GUEST_ASSERT(!pool_used[0] && !pool_used[1]);
+	GUEST_ASSERT_EQ(g_pool_live(), 0);
 	GUEST_ASSERT_EQ(call(&s, FALSE), STATUS_MEMORY_NOT_ALLOCATED);
 	test_ok("control area freed");
 }
@@ -208,11 +140,11 @@ int main(void)
 	PPROCESSOR_PROFILE_CONTROL_AREA area;
 	uint64_t nopebs = 0;
 
-	ntpmu_init(&ops, NULL);
+	ntpmu_init(&ntpmu_guest_ops, NULL);
 	mbi_arg_u64("nopebs", &nopebs);
 	if (nopebs) {
 		GUEST_ASSERT_EQ(call(&s, TRUE), STATUS_NOT_SUPPORTED);
-		GUEST_ASSERT(!pool_used[0] && !pool_used[1]);
+		GUEST_ASSERT_EQ(g_pool_live(), 0);
 		test_ok("control area not supported");
 		return 0;
 	}
