@@ -8,6 +8,8 @@ qemu-system-x86 libvirt-clients valgrind"
 # libFuzzer targets (mk/fuzz.mk): clang 14; its compiler-rt (libFuzzer, ASan,
 # UBSan runtimes) is only a Recommends, which --no-install-recommends skips.
 PKGS="$PKGS clang libclang-rt-14-dev"
+# The lab (tests/lab/pmuvm-lab) packs its initramfs with cpio.
+PKGS="$PKGS cpio"
 
 missing=""
 for p in $PKGS; do

@@ -1,28 +1,131 @@
 #!/bin/sh
-# Runs every test binary of build dir $1 and prints one closing line:
-#   "tests: N passed, N failed"  (suites, counted by binary)
+# Runs every test of build dir $1 and prints one closing line:
+#   "tests: N passed, N failed, N skipped"  (checks; each extra script is one)
+#
+#   run-tests.sh O            unit tests, system tests, scripts/check-*.sh
+#   run-tests.sh O --lab      system tests in the lab only (make check-lab)
+#
+# System tests boot guests under pmuvm, so they need a KVM: they run on this
+# machine's /dev/kvm when it is usable, and in the lab (tests/lab/pmuvm-lab:
+# a real kvm_amd under QEMU) when it is not, or with --lab. Results stream as
+# each test ends (Check's TAP lines); each binary's log is kept in $O/tests/.
 set -u
 O=${1:-build}
+MODE=${2:-all}
 export PMUVM="$O/pmuvm" GUEST_DIR="$O/guests"
 pass=0
 fail=0
+skip=0
+xfail=0
+failed_names=""
 
-run() {
-	name=$1; shift
+# Adds one Check binary's log to the totals: its TAP lines ("ok"/"not ok N -
+# FILE:TCASE:TEST: message") and the tests that printed "SKIP: <test>:
+# <reason>". A failing test named in the known-failures file $4 (if any) is
+# counted there, not as a failure, and reported with its reason every time.
+count_log() {
+	log=$1 what=$2 st=$3 known=${4:-}
+	[ -n "$known" ] || known=/dev/null
+	set -- $(awk -v known="$known" '
+		BEGIN { while ((getline l < known) > 0) if (l !~ /^#/ && split(l, w, " ") > 0) k[w[1]] = 1 }
+		/^ok [0-9]+ - / { n++ }
+		/^not ok [0-9]+ - / {
+			n++
+			split(substr($0, index($0, " - ") + 3), p, ":")
+			if (p[3] in k) x++; else f++
+		}
+		/^SKIP: / { s++ }
+		END { printf "%d %d %d %d\n", n, f, s, x }' "$log")
+	n=$1 f=$2 s=$3 x=$4
+	if [ "$n" = 0 ] || { [ "$st" != 0 ] && [ "$f" = 0 ] && [ "$x" = 0 ]; }; then
+		# No result at all, or a crash Check did not count: one failure.
+		f=$((f + 1))
+	fi
+	pass=$((pass + n - f - s - x))
+	fail=$((fail + f))
+	skip=$((skip + s))
+	xfail=$((xfail + x))
+	kf=""
+	[ "$known" = /dev/null ] || kf=", $x known failures"
+	echo "-- $what: $n checks, $((n - f - s - x)) passed, $f failed, $s skipped$kf"
+	if [ "$s" -gt 0 ]; then
+		sed -n 's/^SKIP: /   skipped: /p' "$log" | sort | uniq -c |
+			sed 's/^ *\([0-9]*\) *\(.*\)$/\2 (x\1)/; s/ (x1)$//'
+	fi
+	if [ "$known" != /dev/null ]; then
+		# Each listed test: failed as known (with the reason), or passed now.
+		grep -v '^#' "$known" | while read -r t why; do
+			[ -n "$t" ] || continue
+			if grep -q "^not ok [0-9]* - [^:]*:[^:]*:$t:" "$log"; then
+				echo "   known failure: $t: $why"
+			elif grep -q "^ok [0-9]* - [^:]*:[^:]*:$t:" "$log"; then
+				echo "   known failure passed this time (take it off $known once it passes every time): $t"
+			fi
+		done
+	fi
+	[ "$f" -eq 0 ] || failed_names="$failed_names
+   $what"
+}
+
+# run_check NAME LOG KNOWN CMD...: runs a Check binary, streaming and logging.
+run_check() {
+	what=$1 log=$2 known=$3
+	shift 3
+	echo "== $what"
+	mkdir -p "$(dirname "$log")"
+	rm -f "$log.status"
+	{ CK_TAP_LOG_FILE_NAME=- "$@"; echo $? >"$log.status"; } 2>&1 | tee "$log"
+	st=$(cat "$log.status" 2>/dev/null || echo 1)
+	count_log "$log" "$what" "$st" "$known"
+}
+
+run_extra() {
+	name=$1
+	shift
 	echo "== $name"
 	if "$@"; then
 		pass=$((pass + 1))
 	else
-		echo "FAILED: $name"
 		fail=$((fail + 1))
+		failed_names="$failed_names
+   $name"
 	fi
 }
 
-run "unit tests (Check)" "$O/tests/unit-tests"
-run "system tests (Check, boot guests under pmuvm)" "$O/tests/system-tests"
-for extra in scripts/check-*.sh; do
-	[ -x "$extra" ] && run "$extra" "$extra" "$O"
-done
+kvm_module() {
+	for m in kvm_intel kvm_amd kvm_pvm; do
+		[ -d "/sys/module/$m" ] && { echo "$m"; return; }
+	done
+	echo "kvm"
+}
 
-echo "tests: $pass passed, $fail failed"
+system_native() {
+	run_check "system tests on this machine's KVM ($(kvm_module))" \
+		"$O/tests/system-native.log" "" "$O/tests/system-tests"
+}
+
+system_lab() {
+	run_check "system tests in the lab (kvm_amd, nested SVM under QEMU TCG)" \
+		"$O/tests/system-lab.log" tests/lab/known-failures \
+		tests/lab/pmuvm-lab "$O/tests/system-tests"
+}
+
+if [ "$MODE" = --lab ]; then
+	system_lab
+else
+	run_check "unit tests" "$O/tests/unit.log" "" "$O/tests/unit-tests"
+	if ! why=$(scripts/kvm-unusable); then
+		system_native
+	else
+		echo "pmuvm: $why: the system tests run in the lab"
+		system_lab
+	fi
+	for extra in scripts/check-*.sh; do
+		[ -x "$extra" ] && run_extra "$extra" "$extra" "$O"
+	done
+fi
+
+[ -z "$failed_names" ] || echo "FAILED:$failed_names"
+[ "$xfail" -eq 0 ] || echo "known failures (listed with their reasons above): $xfail"
+echo "tests: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

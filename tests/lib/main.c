@@ -1,9 +1,12 @@
 /*
- * main() of every Check test binary: runs every registered suite. Check's own
- * CK_RUN_SUITE / CK_RUN_CASE variables select a subset.
+ * main() of every Check test binary: runs every registered suite, one runner
+ * each, so a suite's result line (and, with CK_VERBOSITY=verbose, each test's)
+ * appears as soon as it ends. Check's own CK_RUN_SUITE / CK_RUN_CASE
+ * variables select a subset. The last line totals the checks run.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "suite.h"
 
@@ -21,20 +24,50 @@ void test_suite_register(test_suite_fn fn)
 	suites[nr_suites++] = fn;
 }
 
+static double mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 int main(void)
 {
-	SRunner *sr;
-	int i, failed;
+	int i, run = 0, failed = 0;
+	double t0 = mono_s();
 
+	/* Lines reach a pipe as they are written (TAP: CK_TAP_LOG_FILE_NAME=-). */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!nr_suites) {
 		fprintf(stderr, "tests: no suites registered\n");
 		return EXIT_FAILURE;
 	}
-	sr = srunner_create(suites[0]());
-	for (i = 1; i < nr_suites; i++)
-		srunner_add_suite(sr, suites[i]());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	/* A selection by name needs every suite in one runner (Check filters). */
+	if (getenv("CK_RUN_SUITE") || getenv("CK_RUN_CASE")) {
+		SRunner *sr = srunner_create(suites[0]());
+
+		for (i = 1; i < nr_suites; i++)
+			srunner_add_suite(sr, suites[i]());
+		srunner_run_all(sr, CK_ENV);
+		failed = srunner_ntests_failed(sr);
+		srunner_free(sr);
+		return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	}
+	for (i = 0; i < nr_suites; i++) {
+		SRunner *sr = srunner_create(suites[i]());
+		double ts = mono_s();
+		int n;
+
+		srunner_run_all(sr, CK_ENV);
+		n = srunner_ntests_run(sr);
+		if (n)
+			printf("(%.1f s)\n", mono_s() - ts);
+		run += n;
+		failed += srunner_ntests_failed(sr);
+		srunner_free(sr);
+		fflush(stdout);
+	}
+	printf("total: %d checks run, %d failed (%.0f s)\n", run, failed, mono_s() - t0);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -340,7 +340,11 @@ START_TEST(test_kvm_permission_denied)
 		printf("SKIP: %s: needs root and setpriv to drop privileges\n", __func__);
 		return;
 	}
-	/* As nobody, /dev/kvm (root-only here) cannot be opened. */
+	if (access("/dev/kvm", F_OK)) {
+		printf("SKIP: %s: this machine has no /dev/kvm to be refused\n", __func__);
+		return;
+	}
+	/* As nobody, a root-only /dev/kvm cannot be opened. */
 	snprintf(cmd, sizeof(cmd),
 		 "cp %s %s/pmuvm-copy && chmod 755 %s/pmuvm-copy && chmod 644 %s && "
 		 "setpriv --reuid=65534 --regid=65534 --clear-groups %s/pmuvm-copy %s "
@@ -349,8 +353,7 @@ START_TEST(test_kvm_permission_denied)
 	st = system(cmd);
 	err = read_file_str(tmp_path("perm.err"));
 	ck_assert_ptr_nonnull(err);
-	if (access("/dev/kvm", F_OK) == 0 && strstr(err, "permission denied") == NULL &&
-	    WEXITSTATUS(st) == 0) {
+	if (strstr(err, "permission denied") == NULL && WEXITSTATUS(st) == 0) {
 		printf("SKIP: %s: /dev/kvm is usable by nobody on this host\n", __func__);
 		free(err);
 		return;
