@@ -95,6 +95,8 @@ static json_object *report_config(const struct pmuvm_config *cfg, const struct v
 		json_object_object_add(p, "cpi", json_object_new_double(cfg->cpi));
 	json_object_object_add(p, "pebs_format", u64_obj(cfg->pmu.pebs ? cfg->pmu.pebs_format : 0));
 	json_object_object_add(p, "user_mode_steppable", json_object_new_boolean(vm->user_step_ok));
+	json_object_object_add(p, "rdpmc_answered_by_kvm", json_object_new_boolean(vm->rdpmc_by_kvm));
+	json_object_object_add(p, "kvm_vpmu_disabled", json_object_new_boolean(vm->kvm_pmu_disabled));
 	json_object_object_add(c, "pmu", p);
 	json_object_object_add(c, "event_filter", report_event_filter(cfg));
 	return c;
@@ -129,6 +131,8 @@ static json_object *report_vcpu_pmu(const struct vcpu *vcpu)
 	json_object_object_add(o, "guest_cpu_ns", u64_obj(vcpu->clock.guest_ns));
 	json_object_object_add(o, "rdpmc_emulated", u64_obj(vcpu->rdpmc.emulated));
 	json_object_object_add(o, "gp_passed_on", u64_obj(vcpu->rdpmc.passed_on));
+	json_object_object_add(o, "stray_step_traps_cleared", u64_obj(vcpu->dbg.tf_cleared));
+	json_object_object_add(o, "debug_exits_passed_on", u64_obj(vcpu->dbg.db_passed_on));
 	return o;
 }
 
@@ -146,6 +150,8 @@ static json_object *report_vcpu_exact(const struct vcpu *vcpu)
 	json_object_object_add(o, "lost_steps", u64_obj(x->lost));
 	json_object_object_add(o, "decode_errors", u64_obj(x->decode_errors));
 	json_object_object_add(o, "user_runs_uncounted", u64_obj(x->user_runs_uncounted));
+	json_object_object_add(o, "step_rearms", u64_obj(x->rearms));
+	json_object_object_add(o, "rdpmc_corrected", u64_obj(x->rdpmc_fixed));
 	if (x->icache) {
 		json_object_object_add(o, "icache_hits", u64_obj(x->icache->hits));
 		json_object_object_add(o, "icache_misses", u64_obj(x->icache->misses));

@@ -34,7 +34,7 @@ static const uint64_t br_event[NR_BR] = {
 #define SEQ_END_INSNS	4
 
 void seq_nops(void), seq_loop(void), seq_rep(void), seq_call(void), seq_div(void),
-	seq_intn(void), seq_hlt(void), seq_nop_irq(void);
+	seq_intn(void), seq_hlt(void), seq_nop_irq(void), seq_popf(void);
 extern char seq_div_resume[], seq_intn_resume[];
 
 uint8_t rep_src[256], rep_dst[256];
@@ -54,6 +54,15 @@ asm(".text\n"
     "	leaq rep_src(%rip), %rsi\n"
     "	leaq rep_dst(%rip), %rdi\n"
     "	rep movsb\n"
+    SEQ_END
+    /*
+     * POPF loads RFLAGS with TF clear (IF stays clear, as around every
+     * sequence): a single-stepping VMM must set TF again after it.
+     */
+    SEQ_BEGIN(seq_popf)
+    "	pushq $0x2\n"
+    "	popfq\n"
+    "	nop\n	nop\n	nop\n"
     SEQ_END
     SEQ_BEGIN(seq_call)
     "	call 2f\n"
@@ -104,6 +113,7 @@ static const struct expect expects[] = {
 	{ "rep movsb (retires once)", seq_rep, 4 + SEQ_END_INSNS, { 0 } },
 	{ "call/jmp/ret", seq_call, 3 + SEQ_END_INSNS,
 	  { [BR_ALL] = 3, [BR_CALL] = 1, [BR_RET] = 1, [BR_TAKEN] = 3 } },
+	{ "popf clearing TF", seq_popf, 5 + SEQ_END_INSNS, { 0 } },
 };
 
 static void count_reset(void)

@@ -81,7 +81,20 @@ int insn_decode(const uint8_t *bytes, size_t avail, enum insn_mode mode, struct 
 		out->flags |= INSN_RDPMC;
 	else if (zi.mnemonic == ZYDIS_MNEMONIC_IRET || zi.mnemonic == ZYDIS_MNEMONIC_IRETD ||
 		 zi.mnemonic == ZYDIS_MNEMONIC_IRETQ)
-		out->flags |= INSN_IRET;
+		out->flags |= INSN_IRET | INSN_LOADS_RFLAGS;
+	switch (zi.mnemonic) {
+	case ZYDIS_MNEMONIC_POPF:
+	case ZYDIS_MNEMONIC_POPFD:
+	case ZYDIS_MNEMONIC_POPFQ:
+	case ZYDIS_MNEMONIC_SYSCALL:
+	case ZYDIS_MNEMONIC_SYSRET:
+	case ZYDIS_MNEMONIC_SYSENTER:
+	case ZYDIS_MNEMONIC_SYSEXIT:
+		out->flags |= INSN_LOADS_RFLAGS;
+		break;
+	default:
+		break;
+	}
 	return 0;
 }
 

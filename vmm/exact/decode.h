@@ -29,6 +29,9 @@ enum insn_mode {
 #define INSN_RDPMC	(1u << 9)
 #define INSN_NEAR_UNCOND (1u << 10)	/* near JMP/CALL/RET: always taken */
 #define INSN_IRET	(1u << 11)
+/* Loads RFLAGS, so may clear the TF a single step runs with: IRET, POPF,
+ * SYSRET, SYSEXIT, and SYSCALL/SYSENTER (IA32_FMASK). */
+#define INSN_LOADS_RFLAGS (1u << 12)
 
 struct insn {
 	uint8_t len;

@@ -29,15 +29,20 @@ struct exact_state {
 	uint64_t cycle_rem;		/* --cycles=model: cycles x 1000 not yet counted */
 	uint64_t ref_rem;		/* ...and reference cycles x core kHz */
 	uint64_t last_rip;		/* the last instruction counted retired (eventing IP) */
+	bool rearm;			/* an INSN_LOADS_RFLAGS instruction retired: set TF again */
 
 	/* Report. */
 	uint64_t steps, retired, not_retired, decode_errors;
 	uint64_t caught_up, lost, hlts;	/* instructions a step ran past; unaccounted steps */
 	uint64_t user_runs_uncounted;	/* KVM_RUNs at CPL3 this host cannot step */
+	uint64_t rearms;		/* single-step re-armed after RFLAGS was reloaded */
+	uint64_t rdpmc_fixed;		/* stepped RDPMCs KVM answered, corrected */
 };
 
 /* Start-up: whether this host's KVM single-steps CPL3 code (probe.c). */
 int exact_probe_user_step(int kvm_fd, bool *can_step);
+/* ...and whether it answers a guest's RDPMC itself instead of a #GP. */
+int exact_probe_rdpmc(int kvm_fd, bool *answered_by_kvm);
 
 /* The WRMSR that is being stepped (MSR exit): count it with the state before the write. */
 int exact_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t data);

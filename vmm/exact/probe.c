@@ -1,10 +1,17 @@
 /*
- * Start-up probe: does this host's KVM single-step CPL3 code?  On VMX/SVM
- * hosts KVM_GUESTDBG_SINGLESTEP steps every mode; on kvm_pvm hosts guest
- * user mode runs natively and is not stepped (shared/platform-notes.md).
- * pmuvm must know before it promises exact user-mode counts (issue #4
- * item 6), so it boots a throwaway VM straight into 64-bit CPL3 on four
- * NOPs and counts the steps it gets.
+ * Start-up probes of what this host's KVM does, each in a throwaway VM
+ * booted straight into 64-bit CPL3:
+ * - Does it single-step CPL3 code?  On VMX/SVM hosts KVM_GUESTDBG_SINGLESTEP
+ *   steps every mode; on kvm_pvm hosts guest user mode runs natively and is
+ *   not stepped (README, "Platform notes").  pmuvm must know before it
+ *   promises exact user-mode counts: four NOPs, count the steps.
+ * - Does a guest RDPMC reach pmuvm?  Without a vPMU of its own KVM makes it
+ *   #GP, which pmuvm completes (pmu/rdpmc.c); but SVM and VMX intercept
+ *   RDPMC, and a KVM whose vPMU is still on for the guest (kvm_amd before
+ *   Linux 6.4 gives every guest a version-1 vPMU, even with enable_pmu=0)
+ *   answers it itself from counters nobody programs.  RDPMC with CR4.PCE
+ *   set, then an OUT: an I/O exit means KVM answered, a shutdown (#GP with
+ *   no IDT) that the #GP comes through.
  */
 #include <errno.h>
 #include <linux/kvm.h>
@@ -24,6 +31,7 @@
 #define PROBE_STACK	0x8000
 #define PROBE_GDT	0x500
 #define PROBE_NOPS	4
+#define X86_CR4_PCE_BIT	0x100
 
 #define PTE_P_RW_US	0x7ULL
 #define PDE_PS		0x80ULL
@@ -35,7 +43,7 @@ struct probe {
 	size_t run_size;
 };
 
-static void probe_layout(uint8_t *m)
+static void probe_layout(uint8_t *m, const uint8_t *code, size_t len)
 {
 	static const uint64_t gdt[] = {
 		0,
@@ -53,8 +61,7 @@ static void probe_layout(uint8_t *m)
 	e = 0 | PTE_P_RW_US | PDE_PS;		/* 2 MiB at 0, user-accessible */
 	memcpy(m + PROBE_PD, &e, 8);
 	memcpy(m + PROBE_GDT, gdt, sizeof(gdt));
-	memset(m + PROBE_CODE, 0x90, PROBE_NOPS);
-	m[PROBE_CODE + PROBE_NOPS] = 0xf4;	/* HLT at CPL3: #GP, no IDT: shutdown */
+	memcpy(m + PROBE_CODE, code, len);
 }
 
 static struct kvm_segment user_seg(uint16_t sel, uint8_t type, bool code)
@@ -65,12 +72,15 @@ static struct kvm_segment user_seg(uint16_t sel, uint8_t type, bool code)
 	};
 }
 
-static int probe_setup_vcpu(int kvm_fd, struct probe *p)
+/* IOPL 3, so the RDPMC probe's OUT at CPL3 exits instead of faulting. */
+#define PROBE_RFLAGS	0x3002
+
+static int probe_setup_vcpu(int kvm_fd, struct probe *p, bool step)
 {
 	struct kvm_guest_debug dbg = {
 		.control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_SINGLESTEP,
 	};
-	struct kvm_regs regs = { .rip = PROBE_CODE, .rsp = PROBE_STACK, .rflags = 0x2 };
+	struct kvm_regs regs = { .rip = PROBE_CODE, .rsp = PROBE_STACK, .rflags = PROBE_RFLAGS };
 	struct kvm_cpuid2 *cpuid;
 	struct kvm_sregs s;
 	int r = -EIO;
@@ -85,7 +95,7 @@ static int probe_setup_vcpu(int kvm_fd, struct probe *p)
 		goto out;
 	s.cr0 = 0x80000011;		/* PG | ET | PE */
 	s.cr3 = PROBE_PML4;
-	s.cr4 = 0x20;			/* PAE */
+	s.cr4 = 0x20 | X86_CR4_PCE_BIT;	/* PAE, RDPMC allowed at CPL3 */
 	s.efer = 0x500;			/* LMA | LME */
 	s.cs = user_seg(0x18 | 3, 0xb, true);
 	s.ss = s.ds = s.es = s.fs = s.gs = user_seg(0x20 | 3, 0x3, false);
@@ -96,7 +106,7 @@ static int probe_setup_vcpu(int kvm_fd, struct probe *p)
 	s.tr.limit = 0x67;
 	s.tr.base = 0x6000;
 	if (ioctl(p->vcpu, KVM_SET_SREGS, &s) < 0 || ioctl(p->vcpu, KVM_SET_REGS, &regs) < 0 ||
-	    ioctl(p->vcpu, KVM_SET_GUEST_DEBUG, &dbg) < 0)
+	    (step && ioctl(p->vcpu, KVM_SET_GUEST_DEBUG, &dbg) < 0))
 		goto out;
 	r = 0;
 out:
@@ -104,7 +114,7 @@ out:
 	return r;
 }
 
-static int probe_create(int kvm_fd, struct probe *p)
+static int probe_create(int kvm_fd, struct probe *p, const uint8_t *code, size_t len, bool step)
 {
 	struct kvm_userspace_memory_region region = { .memory_size = PROBE_MEM };
 	long sz;
@@ -117,7 +127,7 @@ static int probe_create(int kvm_fd, struct probe *p)
 		p->mem = NULL;
 		return -ENOMEM;
 	}
-	probe_layout(p->mem);
+	probe_layout(p->mem, code, len);
 	region.userspace_addr = (uintptr_t)p->mem;
 	if (ioctl(p->vm, KVM_SET_USER_MEMORY_REGION, &region) < 0)
 		return -errno;
@@ -131,7 +141,7 @@ static int probe_create(int kvm_fd, struct probe *p)
 		p->run = NULL;
 		return -ENOMEM;
 	}
-	return probe_setup_vcpu(kvm_fd, p);
+	return probe_setup_vcpu(kvm_fd, p, step);
 }
 
 static void probe_destroy(struct probe *p)
@@ -168,12 +178,32 @@ static unsigned int probe_count_steps(struct probe *p)
 
 int exact_probe_user_step(int kvm_fd, bool *can_step)
 {
+	/* NOPs, then HLT at CPL3: #GP with no IDT, a shutdown. */
+	static const uint8_t code[] = { 0x90, 0x90, 0x90, 0x90, 0xf4 };
 	struct probe p = { .vm = -1, .vcpu = -1 };
-	int r = probe_create(kvm_fd, &p);
+	int r = probe_create(kvm_fd, &p, code, sizeof(code), true);
 
 	*can_step = false;
 	if (!r)
 		*can_step = probe_count_steps(&p) == PROBE_NOPS;
+	probe_destroy(&p);
+	return r;
+}
+
+int exact_probe_rdpmc(int kvm_fd, bool *answered_by_kvm)
+{
+	/* xor ecx, ecx; rdpmc; out 0x80, al; hlt */
+	static const uint8_t code[] = { 0x31, 0xc9, 0x0f, 0x33, 0xe6, 0x80, 0xf4 };
+	struct probe p = { .vm = -1, .vcpu = -1 };
+	int r = probe_create(kvm_fd, &p, code, sizeof(code), false);
+
+	*answered_by_kvm = false;
+	if (!r) {
+		if (ioctl(p.vcpu, KVM_RUN, 0) < 0)
+			r = -errno;
+		else
+			*answered_by_kvm = p.run->exit_reason == KVM_EXIT_IO;
+	}
 	probe_destroy(&p);
 	return r;
 }

@@ -230,6 +230,18 @@ static void exact_before_run(struct vcpu *vcpu)
 			return;
 		}
 	}
+	if (x->stepping && x->rearm) {
+		/*
+		 * KVM sets RFLAGS.TF for single-stepping only when guest debug is
+		 * set (kvm_arch_vcpu_ioctl_set_guest_debug: at that RIP), and the
+		 * instruction just stepped reloaded RFLAGS, which on VMX/SVM
+		 * leaves the guest running unstepped from here on (an IRETQ into
+		 * CPL3 code, a POPF, SYSRET). Set it again at the new RIP.
+		 */
+		x->rearm = false;
+		if (guest_debug_reapply(vcpu) == 0)
+			x->rearms++;
+	}
 	if (!x->stepping || bench_raw_step() || vcpu_state(vcpu, &r, &s))
 		return;
 	/* Still inside the same instruction (MSR, I/O, MMIO exit, signal). */
@@ -397,6 +409,25 @@ static void exact_catch_up_event(struct vcpu *vcpu, const struct kvm_sregs *s, u
 	}
 }
 
+/*
+ * A stepped RDPMC on a host whose KVM answers RDPMC itself (probe.c) came
+ * back with KVM's value: put the model's in EDX:EAX, read before this
+ * RDPMC is counted (it reads the counters as they were before it retired).
+ * An ECX this PMU has no counter for would #GP on hardware, but KVM has
+ * already completed it: that one is left as KVM answered.
+ */
+static void exact_rdpmc_fixup(struct vcpu *vcpu, struct kvm_regs *r)
+{
+	uint64_t val;
+
+	if (vpmu_rdpmc(&vcpu->pmu, (uint32_t)r->rcx, &val))
+		return;
+	r->rax = (uint32_t)val;
+	r->rdx = val >> 32;
+	if (vcpu_state_changed(vcpu) == 0)
+		vcpu->exact.rdpmc_fixed++;
+}
+
 static bool is_step_exit(const struct vcpu *vcpu)
 {
 	const struct kvm_run *run = vcpu->run;
@@ -445,9 +476,12 @@ static void exact_after_run(struct vcpu *vcpu, unsigned int cpl)
 		x->pending = x->pending && r->rip == x->rip;
 		return;
 	}
+	if ((x->insn.flags & INSN_RDPMC) && vcpu->vm->rdpmc_by_kvm)
+		exact_rdpmc_fixup(vcpu, r);
 	if (!x->counted)
 		exact_retire(vcpu, how);
 	x->pending = false;
+	x->rearm = (x->insn.flags & INSN_LOADS_RFLAGS) != 0;
 	if (!x->iret_frame[0])
 		return;
 	if ((x->iret_frame[1] & 3) == 3 && !vcpu->vm->user_step_ok) {

@@ -66,6 +66,33 @@ static int vm_check_cpus(struct vm *vm)
 	return 0;
 }
 
+/*
+ * KVM's own vPMU must stay out of the way: where the host has a PMU it would
+ * answer the guest's RDPMC (SVM and VMX intercept RDPMC and emulate it from
+ * KVM's counters, which pmuvm never programs: 0). KVM_PMU_CAP_DISABLE
+ * (Documentation/virt/kvm/api.rst, 7.30) turns it off for this VM, so RDPMC
+ * takes the #GP that pmuvm completes (pmu/rdpmc.c). It must come before the
+ * first vCPU; hosts without the capability have no vPMU to disable.
+ */
+static int vm_disable_kvm_pmu(struct vm *vm)
+{
+	struct kvm_enable_cap cap = {
+		.cap = KVM_CAP_PMU_CAPABILITY,
+		.args[0] = KVM_PMU_CAP_DISABLE,
+	};
+
+	vm->kvm_pmu_disabled = false;
+	if (!(kvm_cap(vm->vm_fd, KVM_CAP_PMU_CAPABILITY) & KVM_PMU_CAP_DISABLE))
+		return 0;
+	if (ioctl(vm->vm_fd, KVM_ENABLE_CAP, &cap) < 0) {
+		pr_err("KVM_CAP_PMU_CAPABILITY (disable KVM's vPMU): %s", strerror(errno));
+		return PMUVM_EXIT_NO_KVM;
+	}
+	vm->kvm_pmu_disabled = true;
+	pr_info("KVM's own vPMU disabled for this VM (KVM_PMU_CAP_DISABLE)");
+	return 0;
+}
+
 int vm_create(struct vm *vm, const struct pmuvm_config *cfg)
 {
 	int r;
@@ -114,6 +141,9 @@ int vm_create(struct vm *vm, const struct pmuvm_config *cfg)
 			return PMUVM_EXIT_NO_KVM;
 		}
 	}
+	r = vm_disable_kvm_pmu(vm);
+	if (r)
+		return r;
 	r = msr_filter_install(vm);
 	if (r)
 		return r;

@@ -95,6 +95,8 @@ struct vm {
 	struct kvm_cpuid2 *supported_cpuid;
 	uint64_t tsc_khz;
 	bool user_step_ok;		/* KVM single-steps CPL3 here (exact/probe.c) */
+	bool kvm_pmu_disabled;		/* KVM_PMU_CAP_DISABLE took (vm.c) */
+	bool rdpmc_by_kvm;		/* KVM completes guest RDPMC itself (exact/probe.c) */
 	bool user_uncounted_warned;
 
 	struct vcpu *vcpus;

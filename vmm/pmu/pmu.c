@@ -39,6 +39,15 @@ int pmu_vm_init(struct vm *vm)
 {
 	int r;
 
+	if (vm->cfg->pmu.version) {
+		r = exact_probe_rdpmc(vm->kvm_fd, &vm->rdpmc_by_kvm);
+		if (r)
+			pr_info("RDPMC probe failed (%s): assuming guest RDPMC reaches pmuvm",
+				strerror(-r));
+		pr_info("RDPMC: %s", vm->rdpmc_by_kvm ?
+			"this host's KVM answers it from its own vPMU (0): pmuvm's counters reach the guest's RDPMC only while it single-steps" :
+			"a guest RDPMC reaches pmuvm (as a #GP it completes)");
+	}
 	if (!(pmu_available_events(vm->cfg) & ((1u << PMU_EV_INSTRUCTIONS) | (1u << PMU_EV_BRANCHES))))
 		return 0;
 	r = exact_probe_user_step(vm->kvm_fd, &vm->user_step_ok);
@@ -150,9 +159,18 @@ int pmu_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t data)
 
 int pmu_debug_exit(struct vcpu *vcpu)
 {
+	int r;
+
 	if (rdpmc_debug_exit(vcpu) || exact_debug_exit(vcpu))
 		return 0;
-	pr_err("vCPU %d: unexpected debug exit", vcpu->id);
+	r = guest_debug_stray_exit(vcpu);
+	if (r == 0)
+		return 0;
+	pr_err("vCPU %d: debug exit pmuvm could not pass on (%s; exception %u, pc %#llx, dr6 %#llx, dr7 %#llx)",
+	       vcpu->id, strerror(-r), vcpu->run->debug.arch.exception,
+	       (unsigned long long)vcpu->run->debug.arch.pc,
+	       (unsigned long long)vcpu->run->debug.arch.dr6,
+	       (unsigned long long)vcpu->run->debug.arch.dr7);
 	vcpu_dump_regs(vcpu);
 	vm_stop(vcpu->vm, VM_STOP_KVM_ERROR, PMUVM_EXIT_KVM_ERROR);
 	return 0;
