@@ -12,24 +12,33 @@
 #define DR7_GE			(1ULL << 9)	/* SDM vol. 3B 18.2.4: exact match */
 /* R/W0 = 00 (execution), LEN0 = 00 (1 byte): bits 16-19 stay 0. */
 
+/* KVM_SET_GUEST_DEBUG with these wishes, plus `inject` (KVM_GUESTDBG_INJECT_*). */
+static int guest_debug_ioctl(struct vcpu *vcpu, bool step, bool bp, uint64_t bp_addr,
+			     uint32_t inject)
+{
+	struct kvm_guest_debug g;
+
+	memset(&g, 0, sizeof(g));
+	if (step || bp || inject)
+		g.control = KVM_GUESTDBG_ENABLE | inject;
+	if (step)
+		g.control |= KVM_GUESTDBG_SINGLESTEP;
+	if (bp) {
+		g.control |= KVM_GUESTDBG_USE_HW_BP;
+		g.arch.debugreg[0] = bp_addr;
+		g.arch.debugreg[7] = DR7_L0 | DR7_GE;
+	}
+	return ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &g) < 0 ? -errno : 0;
+}
+
 static int guest_debug_set(struct vcpu *vcpu)
 {
 	struct vcpu_debug *d = &vcpu->dbg;
 	bool step = d->step || d->step_once;
-	struct kvm_guest_debug g;
+	int r = guest_debug_ioctl(vcpu, step, d->bp, d->bp_addr, 0);
 
-	memset(&g, 0, sizeof(g));
-	if (step || d->bp)
-		g.control = KVM_GUESTDBG_ENABLE;
-	if (step)
-		g.control |= KVM_GUESTDBG_SINGLESTEP;
-	if (d->bp) {
-		g.control |= KVM_GUESTDBG_USE_HW_BP;
-		g.arch.debugreg[0] = d->bp_addr;
-		g.arch.debugreg[7] = DR7_L0 | DR7_GE;
-	}
-	if (ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &g) < 0)
-		return -errno;
+	if (r)
+		return r;
 	d->applied_step = step;
 	d->applied_bp = d->bp;
 	d->applied_addr = d->bp_addr;
@@ -65,29 +74,21 @@ int guest_debug_stray_exit(struct vcpu *vcpu)
 {
 	const struct kvm_debug_exit_arch *a = &vcpu->run->debug.arch;
 	struct vcpu_debug *d = &vcpu->dbg;
-	struct kvm_guest_debug g;
-	struct kvm_sregs *s;
-	struct kvm_regs *r;
+	struct kvm_sregs *sregs;
+	struct kvm_regs *regs;
+	int r;
 
 	if (a->exception == 1 && (a->dr6 & DR6_BS) && !d->applied_step) {
-		if (vcpu_state(vcpu, &r, &s))
+		if (vcpu_state(vcpu, &regs, &sregs))
 			return -EIO;
-		r->rflags &= ~X86_RFLAGS_TF;
+		regs->rflags &= ~X86_RFLAGS_TF;
 		d->tf_cleared++;
 		return vcpu_state_changed(vcpu);
 	}
-	memset(&g, 0, sizeof(g));
-	g.control = KVM_GUESTDBG_ENABLE |
-		    (a->exception == 3 ? KVM_GUESTDBG_INJECT_BP : KVM_GUESTDBG_INJECT_DB);
-	if (d->applied_step)
-		g.control |= KVM_GUESTDBG_SINGLESTEP;
-	if (d->applied_bp) {
-		g.control |= KVM_GUESTDBG_USE_HW_BP;
-		g.arch.debugreg[0] = d->applied_addr;
-		g.arch.debugreg[7] = DR7_L0 | DR7_GE;
-	}
-	if (ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &g) < 0)
-		return -errno;
+	r = guest_debug_ioctl(vcpu, d->applied_step, d->applied_bp, d->applied_addr,
+			      a->exception == 3 ? KVM_GUESTDBG_INJECT_BP : KVM_GUESTDBG_INJECT_DB);
+	if (r)
+		return r;
 	d->db_passed_on++;
 	return 0;
 }
