@@ -7,9 +7,9 @@
  *   promises exact user-mode counts: four NOPs, count the steps.
  * - Does a guest RDPMC reach pmuvm?  Without a vPMU of its own KVM makes it
  *   #GP, which pmuvm completes (pmu/rdpmc.c); but SVM and VMX intercept
- *   RDPMC, and a KVM whose vPMU is still on for the guest (kvm_amd before
- *   Linux 6.4 gives every guest a version-1 vPMU, even with enable_pmu=0)
- *   answers it itself from counters nobody programs.  RDPMC with CR4.PCE
+ *   RDPMC, and a KVM whose vPMU is still on for the guest (measured:
+ *   kvm_amd in Linux 6.1 gives every guest a version-1 vPMU, even with
+ *   enable_pmu=0) answers it itself from counters nobody programs.  RDPMC with CR4.PCE
  *   set, then an OUT: an I/O exit means KVM answered, a shutdown (#GP with
  *   no IDT) that the #GP comes through.
  */
