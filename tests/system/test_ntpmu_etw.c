@@ -75,6 +75,8 @@ START_TEST(test_ntpmu_etw_under_qemu_kvm)
 	}
 	cmd_run_args(&q, "qemu-system-x86_64", "-machine", "pc", "-accel", "kvm",
 		     "-cpu", "qemu64,+x2apic,pmu=on", "-m", "256", "-nographic", "-no-reboot",
+		     /* SeaBIOS alone ran past 120 s in the lab now and then */
+		     "-bios", "qboot.rom",
 		     "-kernel", guest_path("ntpmu_etw"),
 		     "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04");
 	ck_assert_msg(q.status == GUEST_PASS, "QEMU status %d\n%s\n%s", q.status, q.out, q.err);
