@@ -96,6 +96,7 @@ static json_object *report_config(const struct pmuvm_config *cfg, const struct v
 	json_object_object_add(p, "pebs_format", u64_obj(cfg->pmu.pebs ? cfg->pmu.pebs_format : 0));
 	json_object_object_add(p, "user_mode_steppable", json_object_new_boolean(vm->user_step_ok));
 	json_object_object_add(p, "rdpmc_answered_by_kvm", json_object_new_boolean(vm->rdpmc_by_kvm));
+	json_object_object_add(p, "step_follows_events", json_object_new_boolean(vm->handler_step_ok));
 	json_object_object_add(p, "kvm_vpmu_disabled", json_object_new_boolean(vm->kvm_pmu_disabled));
 	json_object_object_add(c, "pmu", p);
 	json_object_object_add(c, "event_filter", report_event_filter(cfg));
@@ -152,6 +153,7 @@ static json_object *report_vcpu_exact(const struct vcpu *vcpu)
 	json_object_object_add(o, "user_runs_uncounted", u64_obj(x->user_runs_uncounted));
 	json_object_object_add(o, "step_rearms", u64_obj(x->rearms));
 	json_object_object_add(o, "rdpmc_corrected", u64_obj(x->rdpmc_fixed));
+	json_object_object_add(o, "handler_runs_uncounted", u64_obj(x->handler_runs_uncounted));
 	if (x->icache) {
 		json_object_object_add(o, "icache_hits", u64_obj(x->icache->hits));
 		json_object_object_add(o, "icache_misses", u64_obj(x->icache->misses));

@@ -37,18 +37,24 @@ struct exact_state {
 	uint64_t user_runs_uncounted;	/* KVM_RUNs at CPL3 this host cannot step */
 	uint64_t rearms;		/* single-step re-armed after RFLAGS was reloaded */
 	uint64_t rdpmc_fixed;		/* stepped RDPMCs KVM answered, corrected */
+	uint64_t handler_runs_uncounted;	/* handlers that ran unstepped while counting */
 };
 
 /* Start-up: whether this host's KVM single-steps CPL3 code (probe.c). */
 int exact_probe_user_step(int kvm_fd, bool *can_step);
 /* ...and whether it answers a guest's RDPMC itself instead of a #GP. */
 int exact_probe_rdpmc(int kvm_fd, bool *answered_by_kvm);
+/* ...and whether single-stepping follows an exception into its handler. */
+int exact_probe_handler_step(int kvm_fd, bool *steps_into);
 
 /* The WRMSR that is being stepped (MSR exit): count it with the state before the write. */
 int exact_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t data);
 
 /* An instruction pmuvm completed itself (RDPMC at `rip`) retired at `cpl`. */
 void exact_emulated_retire(struct vcpu *vcpu, uint64_t rip, unsigned int cpl);
+
+/* A handler runs unstepped on this stepped vCPU (pmuvm delivered an event). */
+void exact_handler_unstepped(struct vcpu *vcpu);
 
 /* KVM_EXIT_DEBUG from a single step: true if it was one (already counted). */
 bool exact_debug_exit(struct vcpu *vcpu);

@@ -12,6 +12,12 @@
  *   enable_pmu=0) answers it itself from counters nobody programs.  RDPMC with CR4.PCE
  *   set, then an OUT: an I/O exit means KVM answered, a shutdown (#GP with
  *   no IDT) that the #GP comes through.
+ * - Does single-stepping follow an exception into its handler?  kvm_pvm's
+ *   emulator steps the handler's first instruction with the faulting one;
+ *   on VMX/SVM delivery clears RFLAGS.TF and the handler runs unstepped, so
+ *   its instructions are not counted (README, "Per host kind").  At CPL0:
+ *   a division by zero with an IDT whose #DE gate points at NOPs and a HLT
+ *   (#DE, because kvm_pvm's emulator fails on a stepped UD2 at CPL0).
  */
 #include <errno.h>
 #include <linux/kvm.h>
@@ -30,6 +36,8 @@
 #define PROBE_CODE	0x4000
 #define PROBE_STACK	0x8000
 #define PROBE_GDT	0x500
+#define PROBE_IDT	0x600
+#define PROBE_HANDLER	(PROBE_CODE + 0x40)
 #define PROBE_NOPS	4
 #define X86_CR4_PCE_BIT	0x100
 
@@ -64,18 +72,18 @@ static void probe_layout(uint8_t *m, const uint8_t *code, size_t len)
 	memcpy(m + PROBE_CODE, code, len);
 }
 
-static struct kvm_segment user_seg(uint16_t sel, uint8_t type, bool code)
+static struct kvm_segment flat_seg(uint16_t sel, uint8_t type, bool code, unsigned int dpl)
 {
 	return (struct kvm_segment){
 		.base = 0, .limit = 0xffffffff, .selector = sel, .type = type,
-		.present = 1, .dpl = 3, .s = 1, .l = code, .db = !code, .g = 1,
+		.present = 1, .dpl = dpl, .s = 1, .l = code, .db = !code, .g = 1,
 	};
 }
 
 /* IOPL 3, so the RDPMC probe's OUT at CPL3 exits instead of faulting. */
 #define PROBE_RFLAGS	0x3002
 
-static int probe_setup_vcpu(int kvm_fd, struct probe *p, bool step)
+static int probe_setup_vcpu(int kvm_fd, struct probe *p, bool step, bool kernel)
 {
 	struct kvm_guest_debug dbg = {
 		.control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_SINGLESTEP,
@@ -97,8 +105,15 @@ static int probe_setup_vcpu(int kvm_fd, struct probe *p, bool step)
 	s.cr3 = PROBE_PML4;
 	s.cr4 = 0x20 | X86_CR4_PCE_BIT;	/* PAE, RDPMC allowed at CPL3 */
 	s.efer = 0x500;			/* LMA | LME */
-	s.cs = user_seg(0x18 | 3, 0xb, true);
-	s.ss = s.ds = s.es = s.fs = s.gs = user_seg(0x20 | 3, 0x3, false);
+	if (kernel) {
+		s.cs = flat_seg(0x08, 0xb, true, 0);
+		s.ss = s.ds = s.es = s.fs = s.gs = flat_seg(0x10, 0x3, false, 0);
+	} else {
+		s.cs = flat_seg(0x18 | 3, 0xb, true, 3);
+		s.ss = s.ds = s.es = s.fs = s.gs = flat_seg(0x20 | 3, 0x3, false, 3);
+	}
+	s.idt.base = PROBE_IDT;
+	s.idt.limit = kernel ? 16 * 16 - 1 : 0;
 	s.gdt.base = PROBE_GDT;
 	s.gdt.limit = 5 * 8 - 1;
 	s.tr.type = 0xb;		/* busy 64-bit TSS, never used */
@@ -114,7 +129,8 @@ out:
 	return r;
 }
 
-static int probe_create(int kvm_fd, struct probe *p, const uint8_t *code, size_t len, bool step)
+static int probe_create(int kvm_fd, struct probe *p, const uint8_t *code, size_t len, bool step,
+			bool kernel)
 {
 	struct kvm_userspace_memory_region region = { .memory_size = PROBE_MEM };
 	long sz;
@@ -141,7 +157,7 @@ static int probe_create(int kvm_fd, struct probe *p, const uint8_t *code, size_t
 		p->run = NULL;
 		return -ENOMEM;
 	}
-	return probe_setup_vcpu(kvm_fd, p, step);
+	return probe_setup_vcpu(kvm_fd, p, step, kernel);
 }
 
 static void probe_destroy(struct probe *p)
@@ -181,7 +197,7 @@ int exact_probe_user_step(int kvm_fd, bool *can_step)
 	/* NOPs, then HLT at CPL3: #GP with no IDT, a shutdown. */
 	static const uint8_t code[] = { 0x90, 0x90, 0x90, 0x90, 0xf4 };
 	struct probe p = { .vm = -1, .vcpu = -1 };
-	int r = probe_create(kvm_fd, &p, code, sizeof(code), true);
+	int r = probe_create(kvm_fd, &p, code, sizeof(code), true, false);
 
 	*can_step = false;
 	if (!r)
@@ -195,7 +211,7 @@ int exact_probe_rdpmc(int kvm_fd, bool *answered_by_kvm)
 	/* xor ecx, ecx; rdpmc; out 0x80, al; hlt */
 	static const uint8_t code[] = { 0x31, 0xc9, 0x0f, 0x33, 0xe6, 0x80, 0xf4 };
 	struct probe p = { .vm = -1, .vcpu = -1 };
-	int r = probe_create(kvm_fd, &p, code, sizeof(code), false);
+	int r = probe_create(kvm_fd, &p, code, sizeof(code), false, false);
 
 	*answered_by_kvm = false;
 	if (!r) {
@@ -203,6 +219,45 @@ int exact_probe_rdpmc(int kvm_fd, bool *answered_by_kvm)
 			r = -errno;
 		else
 			*answered_by_kvm = p.run->exit_reason == KVM_EXIT_IO;
+	}
+	probe_destroy(&p);
+	return r;
+}
+
+/* 64-bit interrupt gate (SDM vol. 3A 6.14.1) to `target` in code segment 0x08. */
+static void probe_idt_gate(uint8_t *m, unsigned int vec, uint64_t target)
+{
+	uint8_t *g = m + PROBE_IDT + vec * 16;
+
+	memset(g, 0, 16);
+	g[0] = target & 0xff;
+	g[1] = (target >> 8) & 0xff;
+	g[2] = 0x08;
+	g[5] = 0x8e;		/* present, DPL 0, interrupt gate */
+	g[6] = (target >> 16) & 0xff;
+	g[7] = (target >> 24) & 0xff;
+}
+
+int exact_probe_handler_step(int kvm_fd, bool *steps_into)
+{
+	static const uint8_t code[] = { 0x31, 0xc9, 0xf7, 0xf1 };	/* xor ecx, ecx; div ecx */
+	static const uint8_t handler[] = { 0x90, 0x90, 0x90, 0xf4 };	/* nops; hlt */
+	struct probe p = { .vm = -1, .vcpu = -1 };
+	struct kvm_regs regs;
+	int r = probe_create(kvm_fd, &p, code, sizeof(code), true, true);
+
+	*steps_into = false;
+	if (!r) {
+		memcpy(p.mem + PROBE_HANDLER, handler, sizeof(handler));
+		probe_idt_gate(p.mem, 0, PROBE_HANDLER);
+		/* One step over the XOR, one into the #DE. */
+		if (ioctl(p.vcpu, KVM_RUN, 0) < 0 || ioctl(p.vcpu, KVM_RUN, 0) < 0 ||
+		    ioctl(p.vcpu, KVM_GET_REGS, &regs) < 0)
+			r = -errno;
+		else
+			/* Stopped in the handler before its last NOP: it was stepped. */
+			*steps_into = p.run->exit_reason == KVM_EXIT_DEBUG &&
+				      regs.rip >= PROBE_HANDLER && regs.rip < PROBE_HANDLER + 3;
 	}
 	probe_destroy(&p);
 	return r;

@@ -326,6 +326,23 @@ static void exact_retire(struct vcpu *vcpu, enum retire how)
 }
 
 /*
+ * On a host whose single-step does not follow events into their handlers
+ * (probe.c), a handler entered during a step runs unstepped: its
+ * instructions are not counted. pmuvm knows it happened when it delivered a
+ * PMI into a stepped vCPU, or when a step ended where neither the
+ * instruction nor an event frame explains; counted in the report
+ * (exact.handler_runs_uncounted) and said once.
+ */
+void exact_handler_unstepped(struct vcpu *vcpu)
+{
+	if (!vcpu->exact.stepping || vcpu->vm->handler_step_ok)
+		return;
+	vcpu->exact.handler_runs_uncounted++;
+	if (!__atomic_exchange_n(&vcpu->vm->handler_uncounted_warned, true, __ATOMIC_RELAXED))
+		pr_warn("this host's single-step does not follow events into their handlers: instructions and branches of handlers entered while counting are not counted (see the report's exact.handler_runs_uncounted)");
+}
+
+/*
  * A step that ran past the instruction after an IRET: KVM's emulator
  * reloads RFLAGS from the frame, dropping the trap flag it stepped with,
  * so the first instruction at the return address runs in the same step
@@ -472,6 +489,8 @@ static void exact_after_run(struct vcpu *vcpu, unsigned int cpl)
 			 "retired");
 	if (how == RETIRE_NO) {
 		x->not_retired++;
+		if (!res.event && r->rip != x->rip)
+			exact_handler_unstepped(vcpu);
 		/* A REP iteration stays pending; anything else decodes anew. */
 		x->pending = x->pending && r->rip == x->rip;
 		return;

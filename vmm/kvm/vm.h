@@ -97,7 +97,9 @@ struct vm {
 	bool user_step_ok;		/* KVM single-steps CPL3 here (exact/probe.c) */
 	bool kvm_pmu_disabled;		/* KVM_PMU_CAP_DISABLE took (vm.c) */
 	bool rdpmc_by_kvm;		/* KVM completes guest RDPMC itself (exact/probe.c) */
+	bool handler_step_ok;		/* KVM's single-step follows events into handlers */
 	bool user_uncounted_warned;
+	bool handler_uncounted_warned;
 
 	struct vcpu *vcpus;
 	unsigned int nr_vcpus;

@@ -84,6 +84,7 @@ void pmi_deliver(struct vcpu *vcpu)
 		return;
 	}
 	vcpu->pmis_delivered++;
+	exact_handler_unstepped(vcpu);
 	/* Re-read: the injection changed IRR, which SET_LAPIC must not undo. */
 	if (ioctl(vcpu->fd, KVM_GET_LAPIC, &lapic) < 0)
 		return;

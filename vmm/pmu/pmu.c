@@ -56,6 +56,13 @@ int pmu_vm_init(struct vm *vm)
 			strerror(-r));
 	pr_info("exact counting: this host %s single-step user mode (CPL3)",
 		vm->user_step_ok ? "can" : "cannot");
+	r = exact_probe_handler_step(vm->kvm_fd, &vm->handler_step_ok);
+	if (r)
+		pr_info("handler single-step probe failed (%s): assuming it does not step into handlers",
+			strerror(-r));
+	pr_info("exact counting: single-stepping %s events into their handlers%s",
+		vm->handler_step_ok ? "follows" : "does not follow",
+		vm->handler_step_ok ? "" : " (handlers entered while stepping are not counted)");
 	return 0;
 }
 
