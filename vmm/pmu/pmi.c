@@ -7,9 +7,12 @@
  *
  * KVM has no ioctl that fires LVTPC, so the entry is read with KVM_GET_LAPIC,
  * the interrupt injected with KVM_NMI or KVM_SIGNAL_MSI, and the mask set
- * with KVM_SET_LAPIC.  This runs on the vCPU's own thread between two
- * KVM_RUNs.  Known limit: an IPI another vCPU sends to this one between the
- * GET and the SET would be overwritten; the window is a few microseconds.
+ * with a write of that one register: the x2APIC MSR (KVM_SET_MSRS, SDM vol.
+ * 3A 10.12.1.2) where the guest's APIC is in x2APIC mode. In xAPIC mode only
+ * KVM_SET_LAPIC can write it, which rewrites the whole page: an IPI another
+ * vCPU sends to this one between its GET and SET would be overwritten (a
+ * window of microseconds, more in the lab). This runs on the vCPU's own
+ * thread between two KVM_RUNs.
  */
 #include <errno.h>
 #include <string.h>
@@ -49,6 +52,17 @@ static int pmi_inject_fixed(struct vcpu *vcpu, uint8_t vector)
 	return ioctl(vcpu->vm->vm_fd, KVM_SIGNAL_MSI, &msi) < 0 ? -errno : 0;
 }
 
+/* 0 if the guest's APIC is in x2APIC mode and LVTPC now holds `lvtpc`. */
+static int pmi_set_lvtpc_x2apic(struct vcpu *vcpu, uint32_t lvtpc)
+{
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry e;
+	} m = { .hdr.nmsrs = 1, .e = { .index = MSR_X2APIC_LVTPC, .data = lvtpc } };
+
+	return ioctl(vcpu->fd, KVM_SET_MSRS, &m) == 1 ? 0 : -EINVAL;
+}
+
 void pmi_deliver(struct vcpu *vcpu)
 {
 	struct kvm_lapic_state lapic;
@@ -85,6 +99,8 @@ void pmi_deliver(struct vcpu *vcpu)
 	}
 	vcpu->pmis_delivered++;
 	exact_handler_unstepped(vcpu);
+	if (pmi_set_lvtpc_x2apic(vcpu, lvtpc | APIC_LVT_MASKED) == 0)
+		return;
 	/* Re-read: the injection changed IRR, which SET_LAPIC must not undo. */
 	if (ioctl(vcpu->fd, KVM_GET_LAPIC, &lapic) < 0)
 		return;
