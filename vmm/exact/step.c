@@ -191,7 +191,7 @@ static bool exact_emulate_hlt(struct vcpu *vcpu, struct kvm_regs *r)
 	vcpu->exact.pending = false;
 	vcpu->exact.hlts++;
 	if (!lapic_irr_pending(vcpu) && ioctl(vcpu->fd, KVM_SET_MP_STATE, &mp) < 0 &&
-	    log_first_time(LOG_ONCE_MISC, 0x4000 + vcpu->id))
+	    log_first_time(LOG_ONCE_HALT_STATE, vcpu->id))
 		pr_warn("vCPU %d: KVM_SET_MP_STATE(HALTED): %s", vcpu->id, strerror(errno));
 	return true;
 }
@@ -224,7 +224,7 @@ static void exact_before_run(struct vcpu *vcpu)
 	if (want != x->stepping) {
 		err = exact_set_stepping(vcpu, want);
 		if (err) {
-			if (log_first_time(LOG_ONCE_MISC, 0x2000 + vcpu->id))
+			if (log_first_time(LOG_ONCE_STEP_SWITCH, vcpu->id))
 				pr_warn("vCPU %d: cannot %s single-stepping: %s; retirement events are not counted",
 					vcpu->id, want ? "start" : "stop", strerror(-err));
 			return;
@@ -375,7 +375,7 @@ static void exact_catch_up(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_
 	}
 	if (from != to) {
 		x->lost++;
-		if (log_first_time(LOG_ONCE_MISC, 0x3000 + vcpu->id))
+		if (log_first_time(LOG_ONCE_STEP_LOST, vcpu->id))
 			pr_warn("vCPU %d: a single step from %#llx ran to %#llx; the instructions in between are not counted",
 				vcpu->id, (unsigned long long)from, (unsigned long long)to);
 	}

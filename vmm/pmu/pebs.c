@@ -103,13 +103,13 @@ void pmu_pebs_after_run(struct vcpu *vcpu)
 	fill_state(vcpu, r, s, &st);
 	if (pebs_wants_xmm(&vcpu->pmu)) {
 		err = guest_xmm(vcpu, &st);
-		if (err && log_first_time(LOG_ONCE_MISC, 0x5000 + vcpu->id))
+		if (err && log_first_time(LOG_ONCE_PEBS_XSAVE, vcpu->id))
 			pr_warn("vCPU %d: KVM_GET_XSAVE: %s; PEBS XMM groups are written as zeros",
 				vcpu->id, strerror(-err));
 	}
 	ps = (struct paging_state){ s->cr0, s->cr3, s->cr4, s->efer };
 	if (pebs_assist(&vcpu->pmu, &vcpu->vm->mem, &ps, &st, &vcpu->pebs) == PEBS_DROPPED &&
-	    log_first_time(LOG_ONCE_MISC, 0x5100 + vcpu->id))
+	    log_first_time(LOG_ONCE_PEBS_DROPPED, vcpu->id))
 		pr_warn("vCPU %d: PEBS record dropped: the DS area or buffer at DS_AREA %#llx is not writable guest RAM (see the report's pebs counts)",
 			vcpu->id, (unsigned long long)vcpu->pmu.ds_area);
 }

@@ -88,7 +88,7 @@ void pmi_deliver(struct vcpu *vcpu)
 		break;
 	default:
 		/* SMI, INIT and ExtINT are not valid for this LVT (SDM fig. 10-8). */
-		if (log_first_time(LOG_ONCE_MISC, 0x1000 + vcpu->id))
+		if (log_first_time(LOG_ONCE_LVTPC_MODE, vcpu->id))
 			pr_warn("vCPU %d: LVTPC delivery mode %u unsupported; PMIs dropped",
 				vcpu->id, (lvtpc & APIC_LVT_DM) >> APIC_LVT_DM_SHIFT);
 		return;

@@ -77,7 +77,7 @@ void rdpmc_before_run(struct vcpu *vcpu)
 	vcpu->dbg.bp = h != 0;
 	vcpu->dbg.bp_addr = h;
 	err = guest_debug_apply(vcpu);
-	if (err && log_first_time(LOG_ONCE_MISC, 0x5000 + vcpu->id))
+	if (err && log_first_time(LOG_ONCE_RDPMC_BP_SET, vcpu->id))
 		pr_warn("vCPU %d: cannot set the RDPMC breakpoint: %s; guest RDPMC will #GP",
 			vcpu->id, strerror(-err));
 }
@@ -168,7 +168,7 @@ bool rdpmc_debug_exit(struct vcpu *vcpu)
 		/* The step past the guest's #GP handler entry: breakpoint back. */
 		vcpu->dbg.step_once = false;
 		vcpu->dbg.bp = true;
-		if (guest_debug_apply(vcpu) && log_first_time(LOG_ONCE_MISC, 0x5100 + vcpu->id))
+		if (guest_debug_apply(vcpu) && log_first_time(LOG_ONCE_RDPMC_BP_RESTORE, vcpu->id))
 			pr_warn("vCPU %d: cannot restore the RDPMC breakpoint", vcpu->id);
 		return !vcpu->exact.stepping;	/* a stepped vCPU counts this step too */
 	}
