@@ -207,7 +207,7 @@ coverage:
 	@build/coverage/tests/unit-tests >/dev/null
 	@scripts/coverage.sh build/coverage vmm/vpmu
 
-# Timings only, never part of check (issue #9); BENCH_ARGS=--quick for a short run.
+# Timings only, never part of check; BENCH_ARGS=--quick for a short run.
 bench: all
 	@scripts/bench.py $(O) $(BENCH_ARGS)
 

@@ -1,6 +1,6 @@
 /*
- * libFuzzer target: ntpmu's parsing of caller buffers in the HAL calls
- * (issue #10 item 2): HalAllocateHardwareCounters with an arbitrary
+ * libFuzzer target: ntpmu's parsing of caller buffers in the HAL calls:
+ * HalAllocateHardwareCounters with an arbitrary
  * PHYSICAL_COUNTER_RESOURCE_LIST and GROUP_AFFINITY array, exactly as large
  * as the caller claims (ASan catches any read past them), on a 2-CPU
  * platform whose MSRs are the real vPMU model; then HalFreeHardwareCounters

@@ -13,7 +13,7 @@
  * MSR operands name one of the architectural PMU MSRs (and the first number
  * past each range), or any 32-bit MSR number.
  *
- * The oracle is written from ../shared/spec/intel-pmu.md, never from the
+ * The oracle is written from the Intel SDM's rules (vol. 3B, Performance Monitoring), never from the
  * model's own masks: which MSRs exist and which bits each may hold follow
  * from what the guest enumerates (CPUID.0AH, CPUID.01H, PERF_CAPABILITIES).
  * After every operation every PMU MSR and RDPMC index is read back and must

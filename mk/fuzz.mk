@@ -1,4 +1,4 @@
-# libFuzzer targets (issue 10): built with clang, ASan and UBSan into build/fuzz.
+# libFuzzer targets: built with clang, ASan and UBSan into build/fuzz.
 #
 #   make fuzz                 build, then run each target for FUZZ_SECONDS (60)
 #   make fuzz FUZZ_SECONDS=5  shorter; FUZZ_TARGETS="pagewalk" picks targets

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make bench (issue #9): what pmuvm's virtual PMU costs, measured side by side.
+"""make bench: what pmuvm's virtual PMU costs, measured side by side.
 
 Runs the tests/guests/bench_*.c guests under pmuvm, prints a table and
 writes every sample to BUILD/bench.json.  Nothing here asserts on time; the

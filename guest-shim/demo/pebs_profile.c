@@ -1,5 +1,5 @@
 /*
- * The demo's PEBS profile (issue #6): gets this CPU's PEBS control area
+ * The demo's PEBS profile: gets this CPU's PEBS control area
  * from ntpmu (NtSetSystemInformation(SystemProcessorProfileControlArea)),
  * samples instructions retired with PEBS over a small CPL0 workload, reads
  * the records back with ntpmu's reader and prints where the samples fell,

@@ -1,7 +1,7 @@
 /*
  * Boot page tables, built by the assembler instead of at run time because
  * guest CPL0 code is emulated instruction by instruction (see
- * shared/platform-notes.md): 2048 stores in a loop would cost ~ms, .rept
+ * README, "Platform notes"): 2048 stores in a loop would cost ~ms, .rept
  * costs nothing.
  *
  * One PML4 entry -> one PDPT with 4 entries -> 4 page directories of 512

@@ -1,6 +1,6 @@
 /*
  * Windows base types with their x64 (LLP64) sizes, for code written against
- * the Windows counter interfaces (../shared/spec/windows-api.md, preamble):
+ * the Windows counter interfaces (Microsoft's documentation of these calls):
  * ULONG is 32 bits, pointers, HANDLE, SIZE_T and KAFFINITY are 64, enums 32.
  * Usable hosted and freestanding: only <stdint.h>/<stddef.h>.
  */

@@ -1,6 +1,6 @@
 /*
  * PMU-related MSR numbers and bit layouts (Intel SDM vol. 3B ch. 18, MSR table
- * 2-2; ../shared/spec/intel-pmu.md section 2). Shared by the VMM and the
+ * 2-2; Intel SDM vol. 3B, Performance Monitoring). Shared by the VMM and the
  * freestanding guest code, so only <stdint.h>-level C here.
  */
 #ifndef PMU_MSR_H

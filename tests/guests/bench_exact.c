@@ -1,5 +1,5 @@
 /*
- * bench_exact (make bench, issue #9 item 3): the rate of exactly counted
+ * bench_exact (make bench): the rate of exactly counted
  * guest instructions.  A CPL0 loop of `size` instructions runs with fixed
  * counter 0 (instructions, OS) enabled, so pmuvm single-steps it
  * (vmm/exact/step.c); the guest times it with RDTSC.  scripts/bench.py runs

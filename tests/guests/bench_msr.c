@@ -1,12 +1,12 @@
 /*
- * bench_msr (make bench, issue #9 item 1): TSC ticks per RDMSR/WRMSR of a
+ * bench_msr (make bench): TSC ticks per RDMSR/WRMSR of a
  * PMU MSR answered by pmuvm (IA32_PMC0, a userspace MSR exit) against one
  * answered inside KVM (IA32_TSC_AUX, or IA32_SYSENTER_ESP where TSC_AUX
  * #GPs), measured in the same run.  Each rep times, back to back, an empty
  * loop and n accesses of each kind, pmuvm's first in even reps and KVM's
  * first in odd ones, so the kinds alternate and share whatever the host
  * was doing.  The code runs at CPL0, which kvm_pvm
- * emulates (shared/platform-notes.md): the loop and the MSR instruction
+ * emulates (README, "Platform notes"): the loop and the MSR instruction
  * themselves cost emulation time; "empty" is that loop without the access.
  *
  * Args: n= accesses per block (default 2000), reps= (default 5).

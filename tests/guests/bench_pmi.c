@@ -1,5 +1,5 @@
 /*
- * bench_pmi (make bench, issue #9 item 4): PMI latency of the clock source.
+ * bench_pmi (make bench): PMI latency of the clock source.
  *
  * Clock source: a CPL3 loop stores its latest RDTSC in `last_tsc` while
  * fixed counter 1 (core cycles, USR, PMI) overflows every `period` cycles;

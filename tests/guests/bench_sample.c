@@ -1,5 +1,5 @@
 /*
- * bench_sample (make bench, issue #9 items 2 and 5): run time of a fixed
+ * bench_sample (make bench): run time of a fixed
  * CPL3 workload with no counter, and with core-cycles sampling at 1 kHz
  * and 10 kHz, on every vCPU at once (run it with --cpus 1 and --cpus 2).
  *

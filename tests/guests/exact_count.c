@@ -1,6 +1,6 @@
 /*
- * exact_count: retired instructions and branches counted exactly at CPL0
- * (issue #4 item 2).  Each sequence below, in asm so its instructions are
+ * exact_count: retired instructions and branches counted exactly at CPL0.
+ * Each sequence below, in asm so its instructions are
  * known, enables GLOBAL_CTRL with one WRMSR (which must not be counted) and
  * disables it with another (which must be), with fixed counter 0 and GP
  * counter 0 counting instructions, GP counter 1 all branches and GP

@@ -1,5 +1,5 @@
 /*
- * exact_pmi: exact overflow and zero-skid PMIs (issue #4 item 3), and the
+ * exact_pmi: exact overflow and zero-skid PMIs, and the
  * deterministic --cycles model (item 4).
  *
  * 1. Fixed counter 0 (instructions, OS, PMI) preset to -N overflows on the

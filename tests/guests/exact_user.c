@@ -1,5 +1,5 @@
 /*
- * exact_user: instructions retired at CPL3 (issue #4 item 6).  Fixed
+ * exact_user: instructions retired at CPL3.  Fixed
  * counter 0 counts USR only, GP counter 0 OS only, around a CPL3 call of
  * user_loop; the user side retires exactly USER_INSNS instructions (the
  * runtime's CALL into it, 1 + 2 x 100 in the loop, RET; the UD2 that

@@ -1,6 +1,6 @@
 /*
  * ntpmu_pebs: NtSetSystemInformation(SystemProcessorProfileControlArea)
- * under pmuvm (issue #6 item 5): every status code of the call, then a
+ * under pmuvm: every status code of the call, then a
  * PEBS profile of a CPL0 workload read back with ntpmu's reader.
  *
  * The workload (prof_run) is a hot loop of 30 x "add esi, ebx; dec ebx;

@@ -1,6 +1,6 @@
 /*
- * pebs_records: PEBS from inside a guest (issue #6), at CPL0 where the
- * exact source steps every instruction (shared/platform-notes.md).
+ * pebs_records: PEBS from inside a guest, at CPL0 where the
+ * exact source steps every instruction (README, "Platform notes").
  *
  * A known stream: seq_run() enables GP counter 0 (instructions retired,
  * OS, PEBS) and runs LOOPS iterations of "dec ebx; jnz", so the kth

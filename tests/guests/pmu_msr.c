@@ -1,7 +1,7 @@
 /*
  * pmu_msr: every PMU MSR rule seen from inside the guest through the #GP
  * handler, for the configuration pmuvm was started with (read from CPUID
- * 0xA and PERF_CAPABILITIES).  Rules: shared/spec/intel-pmu.md section 2;
+ * 0xA and PERF_CAPABILITIES).  Rules: Intel SDM vol. 3B, Performance Monitoring;
  * where the hardware is unconfirmed, the choices table of vmm/vpmu/README.md.
  *
  * Order matters: RESET values are checked first, before anything is

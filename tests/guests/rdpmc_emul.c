@@ -1,5 +1,5 @@
 /*
- * rdpmc_emul: RDPMC in an unmodified guest (issue #4).  KVM without a vPMU
+ * rdpmc_emul: RDPMC in an unmodified guest.  KVM without a vPMU
  * would #GP every RDPMC; pmuvm completes the ones that hardware with this
  * PMU would complete (spec 3.5; SDM vol. 2 RDPMC) and passes on the rest:
  *   - CPL0: GP and fixed counters (ECX bit 30), the values written;

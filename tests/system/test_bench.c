@@ -1,5 +1,5 @@
 /*
- * The benchmark guests and pmuvm's benchmark-only hook (issue #9), run tiny
+ * The benchmark guests and pmuvm's benchmark-only hook, run tiny
  * so that `make bench` cannot rot unnoticed.  No timing is checked here:
  * only that each guest passes, that PMUVM_BENCH_RAW_STEP=1 steps the same
  * instructions without counting them, and that PMUVM_BENCH_TIMING=1 puts

@@ -1,5 +1,5 @@
 /*
- * Exact counting end to end (issue #4): retirement rules from inside a
+ * Exact counting end to end: retirement rules from inside a
  * guest, zero-skid PMIs, identical runs under --cycles model, honesty
  * about user mode where the host cannot step CPL3, and RDPMC in a guest
  * that KVM alone would #GP.

@@ -1,5 +1,5 @@
 /*
- * PEBS end to end (issue #6): the pebs_records guest checks enumeration,
+ * PEBS end to end: the pebs_records guest checks enumeration,
  * records of a known CPL0 instruction stream field by field, the threshold
  * PMI and the absolute-maximum skip from inside, for each record format;
  * here the report must count every record and every dropped one, and pmuvm
@@ -100,7 +100,7 @@ START_TEST(test_pebs_off_report)
 }
 END_TEST
 
-/* ntpmu's SystemProcessorProfileControlArea and PEBS reader (issue #6 item 5). */
+/* ntpmu's SystemProcessorProfileControlArea and PEBS reader. */
 START_TEST(test_ntpmu_control_area)
 {
 	static const char *const lines[] = {

@@ -1,5 +1,5 @@
 /*
- * The exact counting source (issue #4): while an enabled counter counts a
+ * The exact counting source: while an enabled counter counts a
  * retirement event, the vCPU is single-stepped and each retired instruction
  * is classified (decode.h) and counted at the CPL it ran at.
  */

@@ -1,5 +1,5 @@
 /*
- * Decoded instructions cached by guest-physical address (issue #4 item 5).
+ * Decoded instructions cached by guest-physical address.
  * An entry keeps the bytes it was decoded from and is used only while guest
  * memory still holds those bytes, so self-modifying code, a reloaded image
  * or a page reused for other code never sees a stale decode; there is no

@@ -1,7 +1,7 @@
 /*
  * Did a single-stepped instruction retire?  Pure, so every rule is
  * unit-tested.  After one KVM single step from `rip`, the vCPU is at
- * `new_rip`; these cases are told apart (issue #4 item 2):
+ * `new_rip`; these cases are told apart:
  *   - it completed: new_rip is the next instruction or a branch target;
  *   - a REP string instruction did one iteration: new_rip == rip, not yet;
  *   - an exception or interrupt was delivered instead of completing it: the

@@ -2,7 +2,7 @@
  * The exact source: single-steps the vCPU while any enabled counter counts
  * a retirement event (instructions, branches; with --cycles=model also the
  * cycle events, derived from instructions x --cpi) and counts each retired
- * instruction at the CPL it ran at (issue #4).
+ * instruction at the CPL it ran at.
  *
  * Per step: before KVM_RUN the instruction at RIP is decoded (icache.c);
  * the step exit then says where the vCPU went and retire.c decides whether
@@ -11,7 +11,7 @@
  * instruction: zero skid.  Exits in the middle of an instruction (MSR, I/O,
  * MMIO, a signal) keep the decoded instruction pending.
  *
- * Where the host cannot step CPL3 code (kvm_pvm: shared/platform-notes.md),
+ * Where the host cannot step CPL3 code (kvm_pvm: README, "Platform notes"),
  * a KVM_RUN entered at CPL3 runs freely until the next exit; what it retired
  * is not counted and not estimated: said once on stderr, counted in the
  * report.
@@ -30,7 +30,7 @@
 
 
 /*
- * Benchmark-only hook (make bench, issue #9 item 3): PMUVM_BENCH_RAW_STEP=1
+ * Benchmark-only hook (make bench): PMUVM_BENCH_RAW_STEP=1
  * keeps every decision to step but skips decoding, retiring and counting,
  * so scripts/bench.py can compare the counted step rate with KVM's bare
  * single-step rate.  Retirement counters then stay at 0 and HLT is not
@@ -198,7 +198,7 @@ static bool exact_emulate_hlt(struct vcpu *vcpu, struct kvm_regs *r)
 
 /*
  * Some counter asks for user-mode instructions or branches on a host that
- * cannot step CPL3 (issue #4 item 6): they are not counted, never
+ * cannot step CPL3: they are not counted, never
  * estimated, and that is said once.
  */
 static bool exact_user_lost(struct vcpu *vcpu)
@@ -522,7 +522,7 @@ int exact_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t data)
 	/*
 	 * Hardware counts a WRMSR with the counter state before its write: the
 	 * one that enables counting is not counted, the one that disables it
-	 * is (issue #4 item 2).  Count first; undo if the write #GPs (a
+	 * is.  Count first; undo if the write #GPs (a
 	 * faulting instruction does not retire).
 	 */
 	before = vcpu->pmu;

@@ -170,7 +170,7 @@ static void vcpu_eat_kicks(void)
 }
 
 /*
- * Benchmark-only (make bench, issue #9): PMUVM_BENCH_TIMING=1 sums the wall
+ * Benchmark-only (make bench): PMUVM_BENCH_TIMING=1 sums the wall
  * time spent inside KVM_RUN and between two KVM_RUNs (pmuvm's own work per
  * exit: handlers, sources, PMI delivery) into the report's "bench" object.
  */

@@ -1,7 +1,8 @@
 /*
- * RDPMC for unmodified guests (issue #4).  KVM without a vPMU of its own
+ * RDPMC for unmodified guests.  KVM without a vPMU of its own
  * turns every guest RDPMC into a #GP inside the guest, with no exit
- * (shared/platform-notes.md, "RDPMC").  So pmuvm keeps an instruction
+ * (README, "Where counts come from"; a KVM that answers RDPMC itself is
+ * found by exact/probe.c).  So pmuvm keeps an instruction
  * breakpoint on the guest's #GP handler (IDT vector 13): when a #GP is
  * delivered the vCPU exits there with the exception frame on its stack
  * ([error code,] RIP, CS, RFLAGS, RSP, SS: SDM vol. 3A 6.14.2).  If the
