@@ -116,12 +116,16 @@ static const struct expect expects[] = {
 	{ "popf clearing TF", seq_popf, 5 + SEQ_END_INSNS, { 0 } },
 };
 
-static void count_reset(void)
+static struct pmu_cfg cfg;
+
+/* Fixed counter 0 and GP counter 0 start `below` short of their wrap (0: at 0). */
+static void count_reset(uint64_t below)
 {
 	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);
-	wrmsr(MSR_IA32_FIXED_CTR0, 0);
+	wrmsr(MSR_IA32_PERF_GLOBAL_OVF_CTRL, rdmsr(MSR_IA32_PERF_GLOBAL_STATUS));
+	wrmsr(MSR_IA32_FIXED_CTR0, -below & width_mask(cfg.fixed_width));
 	wrmsr(MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_OS(0));
-	wrmsr(MSR_IA32_PMC0, 0);
+	wrmsr(MSR_IA32_PMC0, -below & width_mask(cfg.gp_width));
 	wrmsr(MSR_IA32_PERFEVTSEL0, EVTSEL_EN | EVTSEL_OS | PMU_EVENT_INSTRUCTIONS);
 	for (int i = 0; i < NR_BR; i++) {
 		wrmsr(MSR_IA32_PMC0 + 1 + i, 0);
@@ -134,11 +138,11 @@ struct counts {
 	uint64_t br[NR_BR];
 };
 
-static struct counts run_seq(void (*seq)(void))
+static struct counts run_seq_from(void (*seq)(void), uint64_t below)
 {
 	struct counts c;
 
-	count_reset();
+	count_reset(below);
 	seq();
 	c.fixed0 = rdmsr(MSR_IA32_FIXED_CTR0);
 	c.gp0 = rdmsr(MSR_IA32_PMC0);
@@ -146,6 +150,11 @@ static struct counts run_seq(void (*seq)(void))
 		c.br[i] = rdmsr(MSR_IA32_PMC0 + 1 + i);
 	c.gp1 = c.br[BR_ALL];
 	return c;
+}
+
+static struct counts run_seq(void (*seq)(void))
+{
+	return run_seq_from(seq, 0);
 }
 
 /*
@@ -177,9 +186,9 @@ static void self_ipi(void)
 
 int main(void)
 {
-	struct pmu_cfg cfg = pmu_cfg_read();
 	struct counts c, ud, in;
 
+	cfg = pmu_cfg_read();
 	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1 && cfg.nr_gp >= 1 + NR_BR);
 	for (unsigned int i = 0; i < sizeof(expects) / sizeof(expects[0]); i++) {
 		const struct expect *e = &expects[i];
@@ -199,6 +208,21 @@ int main(void)
 			GUEST_ASSERT_EQ(c.br[b], e->br[b]);
 		}
 	}
+
+	/*
+	 * Counters preset 3 short of their wrap count on through it: the
+	 * 14 instructions of seq_nops leave them at 11, with the overflow
+	 * in GLOBAL_STATUS (no PMI: neither counter has it enabled).
+	 */
+	c = run_seq_from(seq_nops, 3);
+	printf("exact_count: across the wrap: fixed0=%llu gp0=%llu status=%#llx (want %llu)\n",
+	       (unsigned long long)c.fixed0, (unsigned long long)c.gp0,
+	       (unsigned long long)rdmsr(MSR_IA32_PERF_GLOBAL_STATUS),
+	       (unsigned long long)expects[0].insns - 3);
+	GUEST_ASSERT_EQ(c.fixed0, expects[0].insns - 3);
+	GUEST_ASSERT_EQ(c.gp0, expects[0].insns - 3);
+	GUEST_ASSERT_EQ(rdmsr(MSR_IA32_PERF_GLOBAL_STATUS) & ((1ull << 32) | 1), (1ull << 32) | 1);
+	test_ok("exact counting across the counter wrap");
 
 	/* A faulting instruction does not retire; a trapping one (INT n, a far branch) does. */
 	rt_set_exception_hook(VEC_DE, de_hook);
