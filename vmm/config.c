@@ -158,6 +158,13 @@ static int parse_onoff(const char *opt, const char *s, bool *out)
 	return -EINVAL;
 }
 
+static bool env_is_1(const char *name)
+{
+	const char *e = getenv(name);
+
+	return e && !strcmp(e, "1");
+}
+
 static void config_defaults(struct pmuvm_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -171,6 +178,8 @@ static void config_defaults(struct pmuvm_config *cfg)
 	cfg->pmu.nr_fixed = 3;
 	cfg->pmu.fixed_width = 48;
 	cfg->pmu.full_width_write = true;
+	cfg->bench_raw_step = env_is_1("PMUVM_BENCH_RAW_STEP");
+	cfg->bench_timing = env_is_1("PMUVM_BENCH_TIMING");
 }
 
 /* Minimum RAM: the low 1 MiB plus room for a small image. */

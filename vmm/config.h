@@ -32,6 +32,13 @@ struct pmuvm_config {
 	double cpi;
 	const char *event_filter_path;	/* NULL: no filter */
 	struct vpmu_filter event_filter;	/* loaded from it by config_parse() */
+	/*
+	 * make bench only, from the environment (README, "Command line"):
+	 * PMUVM_BENCH_RAW_STEP=1 steps without decoding or counting,
+	 * PMUVM_BENCH_TIMING=1 times the inside and outside of KVM_RUN.
+	 */
+	bool bench_raw_step;
+	bool bench_timing;
 };
 
 /*

@@ -31,23 +31,14 @@
 
 /*
  * Benchmark-only hook (make bench): PMUVM_BENCH_RAW_STEP=1
- * keeps every decision to step but skips decoding, retiring and counting,
- * so scripts/bench.py can compare the counted step rate with KVM's bare
- * single-step rate.  Retirement counters then stay at 0 and HLT is not
- * handled: never set it outside the benchmark.
+ * (cfg->bench_raw_step) keeps every decision to step but skips decoding,
+ * retiring and counting, so scripts/bench.py can compare the counted step
+ * rate with KVM's bare single-step rate.  Retirement counters then stay at 0
+ * and HLT is not handled: never set it outside the benchmark.
  */
-static bool bench_raw_step(void)
+static bool bench_raw_step(const struct vcpu *vcpu)
 {
-	static int raw = -1;	/* benign race: every thread computes the same */
-	int v = __atomic_load_n(&raw, __ATOMIC_RELAXED);
-
-	if (v < 0) {
-		const char *e = getenv("PMUVM_BENCH_RAW_STEP");
-
-		v = e && !strcmp(e, "1");
-		__atomic_store_n(&raw, v, __ATOMIC_RELAXED);
-	}
-	return v;
+	return vcpu->vm->cfg->bench_raw_step;
 }
 
 static bool cycles_from_model(const struct vcpu *vcpu)
@@ -242,7 +233,7 @@ static void exact_before_run(struct vcpu *vcpu)
 		if (guest_debug_reapply(vcpu) == 0)
 			x->rearms++;
 	}
-	if (!x->stepping || bench_raw_step() || vcpu_state(vcpu, &r, &s))
+	if (!x->stepping || bench_raw_step(vcpu) || vcpu_state(vcpu, &r, &s))
 		return;
 	/* Still inside the same instruction (MSR, I/O, MMIO exit, signal). */
 	if (x->pending && r->rip == x->rip && s->cs.selector == x->cs)
@@ -464,7 +455,7 @@ static void exact_after_run(struct vcpu *vcpu, unsigned int cpl)
 	enum retire how;
 
 	(void)cpl;
-	if (x->stepping && bench_raw_step()) {
+	if (x->stepping && bench_raw_step(vcpu)) {
 		x->steps += is_step_exit(vcpu);
 		return;
 	}

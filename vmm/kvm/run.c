@@ -170,17 +170,11 @@ static void vcpu_eat_kicks(void)
 }
 
 /*
- * Benchmark-only (make bench): PMUVM_BENCH_TIMING=1 sums the wall
- * time spent inside KVM_RUN and between two KVM_RUNs (pmuvm's own work per
- * exit: handlers, sources, PMI delivery) into the report's "bench" object.
+ * Benchmark-only (make bench): PMUVM_BENCH_TIMING=1 (cfg->bench_timing) sums
+ * the wall time spent inside KVM_RUN and between two KVM_RUNs (pmuvm's own
+ * work per exit: handlers, sources, PMI delivery) into the report's "bench"
+ * object.
  */
-static bool bench_timing(void)
-{
-	const char *e = getenv("PMUVM_BENCH_TIMING");
-
-	return e && !strcmp(e, "1");
-}
-
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -193,7 +187,7 @@ void *vcpu_thread(void *arg)
 {
 	struct vcpu *vcpu = arg;
 	struct vm *vm = vcpu->vm;
-	bool timing = bench_timing();
+	bool timing = vm->cfg->bench_timing;
 	uint64_t t_in = 0, t_out = 0;
 
 	if (vcpu_set_signal_mask(vcpu) || pmu_vcpu_thread_start(vcpu)) {
