@@ -35,10 +35,14 @@ count_log() {
 			if (p[3] in k) x++; else f++
 		}
 		/^SKIP: / { s++ }
-		END { printf "%d %d %d %d\n", n, f, s, x }' "$log")
-	n=$1 f=$2 s=$3 x=$4
-	if [ "$n" = 0 ] || { [ "$st" != 0 ] && [ "$f" = 0 ] && [ "$x" = 0 ]; }; then
-		# No result at all, or a crash Check did not count: one failure.
+		/^total: [0-9]+ checks run/ { t = $2 }
+		END { printf "%d %d %d %d %d\n", n, f, s, x, (t == "" ? -1 : t) }' "$log")
+	n=$1 f=$2 s=$3 x=$4 t=$5
+	if [ "$n" = 0 ] || [ "$t" != "$n" ] || { [ "$st" != 0 ] && [ "$f" = 0 ] && [ "$x" = 0 ]; }; then
+		# No result, a binary that did not finish (its closing "total:" line
+		# missing or disagreeing: a crash, the lab's time limit), or a
+		# failure Check did not count: one failure more.
+		echo "   $what did not finish cleanly (exit status $st, $n results, total line: $t)"
 		f=$((f + 1))
 	fi
 	pass=$((pass + n - f - s - x))

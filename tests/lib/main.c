@@ -51,6 +51,8 @@ int main(void)
 			srunner_add_suite(sr, suites[i]());
 		srunner_run_all(sr, CK_ENV);
 		failed = srunner_ntests_failed(sr);
+		printf("total: %d checks run, %d failed (%.0f s)\n", srunner_ntests_run(sr), failed,
+		       mono_s() - t0);
 		srunner_free(sr);
 		return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 	}
