@@ -180,6 +180,10 @@ static void config_defaults(struct pmuvm_config *cfg)
 	cfg->pmu.full_width_write = true;
 	cfg->bench_raw_step = env_is_1("PMUVM_BENCH_RAW_STEP");
 	cfg->bench_timing = env_is_1("PMUVM_BENCH_TIMING");
+	cfg->kvm_device = getenv("PMUVM_KVM_DEVICE");
+	if (!cfg->kvm_device || !*cfg->kvm_device)
+		cfg->kvm_device = "/dev/kvm";
+	cfg->test_hide_cap = getenv("PMUVM_TEST_HIDE_CAP");
 }
 
 /* Minimum RAM: the low 1 MiB plus room for a small image. */

@@ -39,6 +39,13 @@ struct pmuvm_config {
 	 */
 	bool bench_raw_step;
 	bool bench_timing;
+	/*
+	 * For tests, also from the environment: PMUVM_KVM_DEVICE replaces
+	 * /dev/kvm, PMUVM_TEST_HIDE_CAP=NAME makes one KVM capability look
+	 * absent (README, "Command line").
+	 */
+	const char *kvm_device;
+	const char *test_hide_cap;
 };
 
 /*

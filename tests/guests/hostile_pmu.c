@@ -136,19 +136,31 @@ static void rearm(void)
 		wrmsr(MSR_IA32_FIXED_CTR0 + 1, width_mask(cfg.fixed_width));
 }
 
+/* Both flood counters off: no overflow after this. */
+static void flood_stop(void)
+{
+	wrmsr(MSR_IA32_PERFEVTSEL0, 0);
+	if (have_fc1)
+		wrmsr(MSR_IA32_FIXED_CTR_CTRL, 0);
+}
+
 /*
  * Ack and unmask first, re-arm last: the re-armed counters overflow at the
  * handler's next exit, so the next PMI is pending before it returns and is
  * taken right after the IRET.  That storm would starve main() forever, so
- * it stops re-arming after FLOOD_TARGET PMIs.
+ * the FLOOD_TARGET-th PMI stops the counters, before it unmasks LVTPC: the
+ * two counters overflow at different exits, and one re-armed by the PMI
+ * before would otherwise raise one more.
  */
 static void pmi(struct rt_frame *f)
 {
 	(void)f;
+	if (++nr_pmis >= FLOOD_TARGET)
+		flood_stop();
 	if (cfg.version >= 2)
 		wrmsr(MSR_IA32_PERF_GLOBAL_OVF_CTRL, rdmsr(MSR_IA32_PERF_GLOBAL_STATUS));
 	apic_write_lvtpc(lvtpc_entry);
-	if (++nr_pmis < FLOOD_TARGET)
+	if (nr_pmis < FLOOD_TARGET)
 		rearm();
 }
 

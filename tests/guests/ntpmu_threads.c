@@ -3,7 +3,7 @@
  * threads on every CPU, preempted by the scheduler tick, each profiling
  * itself (EnableThreadProfiling, one hardware counter: GP0 counting core
  * cycles at OS and USR: the clock source splits OS from USR only at a 4 ms
- * grain, vmm/pmu/clock.c) while it spins at CPL3, then reading its own data
+ * grain, vmm/clock/clock.c) while it spins at CPL3, then reading its own data
  * (ReadThreadProfilingData at CPL3, as Windows does, through RDPMC).
  *
  * Checked: every call succeeds; Size/Version/HwCountersCount as asked; a

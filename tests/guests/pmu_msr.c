@@ -2,7 +2,7 @@
  * pmu_msr: every PMU MSR rule seen from inside the guest through the #GP
  * handler, for the configuration pmuvm was started with (read from CPUID
  * 0xA and PERF_CAPABILITIES).  Rules: Intel SDM vol. 3B, Performance Monitoring;
- * where the hardware is unconfirmed, the choices table of vmm/vpmu/README.md.
+ * where the hardware is unconfirmed, the choices table of vmm/model/README.md.
  *
  * Order matters: RESET values are checked first, before anything is
  * written.  Nothing here enables a counter on an architectural event, so

@@ -223,7 +223,7 @@ static void case_nmi(void)
 /*
  * STATUS_SET (v4+, spec 2.7) is a VMM aid: setting an overflow bit requests
  * no PMI, and setting CTR_Frz stops the counters like a freeze does
- * (vmm/vpmu/README.md choices table).
+ * (vmm/model/README.md choices table).
  */
 static void case_status_set(void)
 {

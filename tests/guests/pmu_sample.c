@@ -13,7 +13,7 @@
  * not count.  Cycles run at the TSC rate under pmuvm's default --cpu-mhz,
  * so the programmed rate is one PMI per PERIOD ticks the loop ran.
  *
- * Precision (vmm/pmu/clock.c): the interval from the handler's last WRMSR
+ * Precision (vmm/clock/clock.c): the interval from the handler's last WRMSR
  * exit to the next exit ends at CPL3, so the emulated tail of the handler
  * (~100 us on a kvm_pvm host) counts as user time.  PERIOD is long enough
  * (~4 ms) for that to stay a few percent.

@@ -1,6 +1,6 @@
 /*
  * A fake ntpmu platform for the hosted unit tests: up to FAKE_MAX_CPUS
- * processors, each with its own vPMU model (vmm/vpmu) as its PMU MSRs, a
+ * processors, each with its own vPMU model (vmm/model) as its PMU MSRs, a
  * TSC the test advances, threads the test switches in and out, and an
  * allocator that can be told to fail.
  */

@@ -1,4 +1,4 @@
-/* The --event-filter file format (vmm/pmu/event_filter.c). */
+/* The --event-filter file format (vmm/config-filter.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -145,7 +145,7 @@ static bool cpl_filtered(const struct vpmu *pmu, enum pmu_arch_event ev)
 	       (vpmu_events_to_overflow(pmu, ev, 3) == UINT64_MAX);
 }
 
-static void clock_before_run(struct vcpu *vcpu)
+static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
 {
 	struct clock_state *c = vcpu->pmu->clock;
 	uint64_t core, ref, ns = UINT64_MAX;
@@ -157,7 +157,7 @@ static void clock_before_run(struct vcpu *vcpu)
 	c->timing = vpmu_counted_events(&vcpu->pmu->model) & CLOCK_EVENTS;
 	if (!c->timing) {
 		c->cpl_sample_due = 0;
-		if (c->timer_created)
+		if (c->timer_armed)
 			clock_arm(c, UINT64_MAX);
 		return;
 	}
@@ -186,7 +186,7 @@ static void clock_before_run(struct vcpu *vcpu)
 		clock_arm(c, ns);
 }
 
-static void clock_after_run(struct vcpu *vcpu)
+static __attribute__((noinline)) void clock_account(struct vcpu *vcpu)
 {
 	struct clock_state *c = vcpu->pmu->clock;
 	unsigned int cpl = vcpu->pmu->cpl;
@@ -205,6 +205,26 @@ static void clock_after_run(struct vcpu *vcpu)
 		c->cpl_sample_due = now + CLOCK_CPL_SAMPLE_NS;
 	vpmu_count(&vcpu->pmu->model, PMU_EV_CORE_CYCLES, ns_to_cycles(ns, c->core_khz, &c->core_rem), cpl);
 	vpmu_count(&vcpu->pmu->model, PMU_EV_REF_CYCLES, ns_to_cycles(ns, c->ref_khz, &c->ref_rem), cpl);
+}
+
+/*
+ * The run-loop hooks: while no cycle event counts and no timer is armed,
+ * they return before anything else (most exits of most guests).
+ */
+static void clock_before_run(struct vcpu *vcpu)
+{
+	const struct clock_state *c = vcpu->pmu->clock;
+
+	if (!(vpmu_counted_events(&vcpu->pmu->model) & CLOCK_EVENTS) && !c->timing &&
+	    !c->timer_armed)
+		return;
+	clock_schedule(vcpu);
+}
+
+static void clock_after_run(struct vcpu *vcpu)
+{
+	if (vcpu->pmu->clock->timing)
+		clock_account(vcpu);
 }
 
 static uint32_t clock_events(const struct pmuvm_config *cfg)

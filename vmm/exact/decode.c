@@ -92,6 +92,11 @@ int insn_decode(const uint8_t *bytes, size_t avail, enum insn_mode mode, struct 
 	case ZYDIS_MNEMONIC_SYSEXIT:
 		out->flags |= INSN_LOADS_RFLAGS;
 		break;
+	case ZYDIS_MNEMONIC_INVLPG:
+	case ZYDIS_MNEMONIC_INVLPGA:
+	case ZYDIS_MNEMONIC_INVPCID:
+		out->flags |= INSN_TLB;
+		break;
 	default:
 		break;
 	}

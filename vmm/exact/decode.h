@@ -32,6 +32,8 @@ enum insn_mode {
 /* Loads RFLAGS, so may clear the TF a single step runs with: IRET, POPF,
  * SYSRET, SYSEXIT, and SYSCALL/SYSENTER (IA32_FMASK). */
 #define INSN_LOADS_RFLAGS (1u << 12)
+/* Invalidates TLB entries: INVLPG, INVLPGA, INVPCID (SDM vol. 3A 4.10.4.1). */
+#define INSN_TLB	(1u << 13)
 
 struct insn {
 	uint8_t len;

@@ -17,6 +17,7 @@ struct vcpu_feature;
 
 /* Per-vCPU state of the exact source (vcpu->pmu->exact). */
 struct exact_state {
+	uint32_t events;		/* what this source counts (bits of enum pmu_arch_event) */
 	bool stepping;			/* KVM_GUESTDBG_SINGLESTEP is on */
 	bool pending;			/* `insn` is the instruction at `rip` about to step */
 	bool counted;			/* ...and was counted early (its WRMSR exit) */

@@ -5,11 +5,45 @@
 
 #define PAGE_SIZE	4096u
 
+void icache_flush_tlb(struct icache *c)
+{
+	for (unsigned int i = 0; i < ICACHE_TLB_ENTRIES; i++)
+		c->tlb[i].page = ~0ULL;
+}
+
 void icache_init(struct icache *c)
 {
 	memset(c, 0, sizeof(*c));
 	for (unsigned int i = 0; i < ICACHE_ENTRIES; i++)
 		c->e[i].gpa = ~0ULL;
+	icache_flush_tlb(c);
+}
+
+static bool same_paging(const struct paging_state *a, const struct paging_state *b)
+{
+	return a->cr3 == b->cr3 && a->cr0 == b->cr0 && a->cr4 == b->cr4 && a->efer == b->efer;
+}
+
+/* pagewalk() for a fetch, through the TLB. */
+static int icache_translate(struct icache *c, const struct guest_mem *mem,
+			    const struct paging_state *ps, uint64_t rip, bool user, uint64_t *gpa)
+{
+	uint64_t page = rip / PAGE_SIZE;
+	struct icache_tlb_entry *t = &c->tlb[page & (ICACHE_TLB_ENTRIES - 1)];
+	int r;
+
+	if (t->page == page && t->user == user && same_paging(&t->ps, ps)) {
+		*gpa = t->gpa + (rip & (PAGE_SIZE - 1));
+		return 0;
+	}
+	r = pagewalk(mem, ps, rip, user ? PW_USER : 0, gpa);
+	if (r)
+		return r;
+	t->ps = *ps;
+	t->page = page;
+	t->user = user;
+	t->gpa = *gpa & ~(uint64_t)(PAGE_SIZE - 1);
+	return 0;
 }
 
 static unsigned int icache_slot(uint64_t gpa)
@@ -49,7 +83,7 @@ int icache_fetch(struct icache *c, const struct guest_mem *mem, const struct pag
 	uint64_t gpa;
 	int r;
 
-	r = pagewalk(mem, ps, rip, user ? PW_USER : 0, &gpa);
+	r = icache_translate(c, mem, ps, rip, user, &gpa);
 	if (r)
 		return r;
 	p = guest_mem_ptr(mem, gpa, n);

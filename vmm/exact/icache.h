@@ -5,6 +5,11 @@
  * or a page reused for other code never sees a stale decode; there is no
  * write tracking to get wrong.  Instructions that cross a page boundary are
  * decoded every time (their second half lives at an unrelated GPA).
+ *
+ * The page-table walk of a fetch is cached too, in a small TLB of code
+ * pages keyed by the paging registers, as the CPU's own TLB caches it: the
+ * exact source flushes it where the CPU's would be (INVLPG, INVPCID) and
+ * wherever the guest may have run unobserved (any exit but a plain step).
  */
 #ifndef PMUVM_EXACT_ICACHE_H
 #define PMUVM_EXACT_ICACHE_H
@@ -25,12 +30,25 @@ struct icache_entry {
 	struct insn insn;
 };
 
+#define ICACHE_TLB_ENTRIES	4	/* a power of two */
+
+struct icache_tlb_entry {
+	struct paging_state ps;
+	uint64_t page;		/* linear page number; ~0: empty */
+	uint64_t gpa;		/* its guest-physical page */
+	bool user;
+};
+
 struct icache {
 	struct icache_entry e[ICACHE_ENTRIES];
+	struct icache_tlb_entry tlb[ICACHE_TLB_ENTRIES];
 	uint64_t hits, misses, stale;	/* for the report and the benchmark */
 };
 
 void icache_init(struct icache *c);
+
+/* Forgets every cached translation (not the decoded instructions). */
+void icache_flush_tlb(struct icache *c);
 
 /*
  * Decodes the instruction at linear `rip` through the guest's page tables

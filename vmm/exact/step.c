@@ -124,6 +124,10 @@ static int exact_set_stepping(struct vcpu *vcpu, bool on)
 			return -ENOMEM;
 		icache_init(x->icache);
 	}
+	if (on) {
+		icache_flush_tlb(x->icache);
+		vcpu->dbg.catch_db = true;
+	}
 	vcpu->dbg.step = on;
 	r = guest_debug_apply(vcpu);
 	if (r) {
@@ -203,7 +207,7 @@ static bool exact_user_lost(struct vcpu *vcpu)
 	return true;
 }
 
-static void exact_prepare_step(struct vcpu *vcpu)
+static __attribute__((noinline)) void exact_prepare_step(struct vcpu *vcpu)
 {
 	struct exact_state *x = vcpu->pmu->exact;
 	struct kvm_sregs *s;
@@ -436,7 +440,7 @@ static bool is_step_exit(const struct vcpu *vcpu)
 		 !(run->debug.arch.dr6 & (1u << 14)));
 }
 
-static void exact_count_step(struct vcpu *vcpu)
+static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 {
 	struct exact_state *x = vcpu->pmu->exact;
 	struct step_result res = { 0 };
@@ -448,8 +452,12 @@ static void exact_count_step(struct vcpu *vcpu)
 		x->steps += is_step_exit(vcpu);
 		return;
 	}
-	if (!x->stepping || !x->pending || !is_step_exit(vcpu) || vcpu_state(vcpu, &r, &s))
+	if (!x->stepping || !x->pending || !is_step_exit(vcpu) || vcpu_state(vcpu, &r, &s)) {
+		/* The guest may have run unobserved: its page tables may have changed. */
+		if (x->icache)
+			icache_flush_tlb(x->icache);
 		return;
+	}
 	x->steps++;
 	res.new_rip = r->rip;
 	if (retire_needs_frame(&x->insn, x->rip, r->rip) && cs_mode(s) == INSN_MODE_64) {
@@ -459,6 +467,8 @@ static void exact_count_step(struct vcpu *vcpu)
 						     sizeof(res.frame));
 	}
 	how = retire_decide(&x->insn, x->rip, x->cs, &res);
+	if (how == RETIRE_NO || res.event || (x->insn.flags & INSN_TLB))
+		icache_flush_tlb(x->icache);
 	if (res.event)
 		exact_catch_up_event(vcpu, s, r->rip);
 	if (log_verbosity > 1)
@@ -506,12 +516,19 @@ static void exact_publish(struct vcpu *vcpu)
 
 static void exact_before_run(struct vcpu *vcpu)
 {
+	const struct exact_state *x = vcpu->pmu->exact;
+
+	/* Nothing stepped and nothing to step: most exits cost nothing here. */
+	if (!x->stepping && !(vpmu_counted_events(&vcpu->pmu->model) & x->events))
+		return;
 	exact_prepare_step(vcpu);
 	exact_publish(vcpu);
 }
 
 static void exact_after_run(struct vcpu *vcpu)
 {
+	if (!vcpu->pmu->exact->stepping)
+		return;
 	exact_count_step(vcpu);
 	exact_publish(vcpu);
 }
@@ -562,6 +579,7 @@ static int exact_vcpu_init(struct vcpu *vcpu)
 		pr_err("out of memory");
 		return PMUVM_EXIT_HOST_ERROR;
 	}
+	x->events = exact_events(cfg);
 	x->ref_khz = vcpu->vm->tsc_khz;
 	x->core_khz = cfg->cpu_khz ? cfg->cpu_khz : vcpu->vm->tsc_khz;
 	vcpu->pmu->exact = x;

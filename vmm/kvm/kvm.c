@@ -27,13 +27,10 @@ int kvm_cap(int fd, int cap)
 	return r < 0 ? 0 : r;
 }
 
-int kvm_open(int *fd_out)
+int kvm_open(const char *path, int *fd_out)
 {
-	const char *path = getenv("PMUVM_KVM_DEVICE");
 	int fd, api;
 
-	if (!path || !*path)
-		path = "/dev/kvm";
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		int e = errno;
@@ -59,9 +56,8 @@ int kvm_open(int *fd_out)
 	return 0;
 }
 
-int kvm_check_caps(int kvm_fd)
+int kvm_check_caps(int kvm_fd, const char *hide)
 {
-	const char *hide = getenv("PMUVM_TEST_HIDE_CAP");
 	size_t i;
 
 	for (i = 0; i < sizeof(required_caps) / sizeof(required_caps[0]); i++) {

@@ -11,14 +11,14 @@ struct kvm_cap_req {
 	const char *why;
 };
 
-/* Opens the KVM device (PMUVM_KVM_DEVICE overrides /dev/kvm, for tests). */
-int kvm_open(int *fd_out);
+/* Opens the KVM device at `path` (normally /dev/kvm): 0, or PMUVM_EXIT_NO_KVM after one line. */
+int kvm_open(const char *path, int *fd_out);
 
 /*
- * Checks every capability pmuvm needs.  PMUVM_TEST_HIDE_CAP=NAME makes one
- * look absent, so the error path is testable on a host that has it.
+ * Checks every capability pmuvm needs. `hide` (NULL: none) names one to
+ * treat as absent, so the error path is testable on a host that has it.
  */
-int kvm_check_caps(int kvm_fd);
+int kvm_check_caps(int kvm_fd, const char *hide);
 
 int kvm_cap(int fd, int cap);
 

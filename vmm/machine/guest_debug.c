@@ -15,13 +15,22 @@ static int guest_debug_ioctl(struct vcpu *vcpu, bool step, bool bp, uint64_t bp_
 {
 	struct kvm_guest_debug g;
 
+	bool catch_db = vcpu->dbg.catch_db;
+
 	memset(&g, 0, sizeof(g));
-	if (step || bp || inject)
+	if (step || bp || inject || catch_db)
 		g.control = KVM_GUESTDBG_ENABLE | inject;
 	if (step)
 		g.control |= KVM_GUESTDBG_SINGLESTEP;
-	if (bp) {
+	/*
+	 * KVM sends a #DB to userspace only with SINGLESTEP or USE_HW_BP set
+	 * (vmx.c handle_exception_nmi, svm.c db_interception), else it goes
+	 * to the guest: with `catch_db` and no breakpoint, USE_HW_BP with DR7
+	 * clear keeps every #DB coming here.
+	 */
+	if (bp || catch_db)
 		g.control |= KVM_GUESTDBG_USE_HW_BP;
+	if (bp) {
 		g.arch.debugreg[0] = bp_addr;
 		g.arch.debugreg[7] = DR7_L0 | DR7_GE;
 	}
@@ -37,6 +46,7 @@ static int guest_debug_set(struct vcpu *vcpu)
 	if (r)
 		return r;
 	d->applied_step = step;
+	d->applied_catch_db = d->catch_db;
 	d->applied_bp = d->bp;
 	d->applied_addr = d->bp_addr;
 	return 0;
@@ -48,7 +58,7 @@ int guest_debug_apply(struct vcpu *vcpu)
 	bool step = d->step || d->step_once;
 
 	if (step == d->applied_step && d->bp == d->applied_bp &&
-	    (!d->bp || d->bp_addr == d->applied_addr))
+	    (!d->bp || d->bp_addr == d->applied_addr) && d->catch_db == d->applied_catch_db)
 		return 0;
 	return guest_debug_set(vcpu);
 }

@@ -18,7 +18,13 @@ struct vcpu_debug {
 	bool step_once;		/* wanted for one KVM_RUN (RDPMC emulation) */
 	bool bp;		/* wanted: execution breakpoint DR0 = bp_addr */
 	uint64_t bp_addr;
-	bool applied_step, applied_bp;
+	/*
+	 * Wanted from the first single step on: every #DB exits to pmuvm. A
+	 * trap flag pmuvm set can outlive stepping in a frame an event saved
+	 * mid-step, and its trap must not reach the guest (stray_exit clears it).
+	 */
+	bool catch_db;
+	bool applied_step, applied_bp, applied_catch_db;
 	uint64_t applied_addr;
 };
 

@@ -44,16 +44,15 @@ static void exit_mmio(struct vcpu *vcpu)
  * KVM_EXIT_X86_RDMSR/WRMSR: only MSRs a feature asked KVM's filter for come
  * here (KVM_MSR_EXIT_REASON_FILTER); the first feature that owns it answers.
  */
-static void exit_msr(struct vcpu *vcpu, bool is_write)
+static inline __attribute__((always_inline)) void exit_msr(struct vcpu *vcpu, bool is_write)
 {
 	struct kvm_run *run = vcpu->run;
 	uint64_t data = is_write ? run->msr.data : 0;
 	int r = VCPU_MSR_NOT_MINE;
 	unsigned int i;
 
-	for (i = 0; i < vcpu->nr_features && r == VCPU_MSR_NOT_MINE; i++)
-		if (vcpu->features[i]->msr)
-			r = vcpu->features[i]->msr(vcpu, run->msr.index, is_write, &data);
+	for (i = 0; i < vcpu->nr_msr && r == VCPU_MSR_NOT_MINE; i++)
+		r = vcpu->msr[i](vcpu, run->msr.index, is_write, &data);
 	if (r == 0 && !is_write)
 		run->msr.data = data;
 	run->msr.error = r != 0;
@@ -238,18 +237,16 @@ static void vcpu_before_run(struct vcpu *vcpu)
 {
 	unsigned int i;
 
-	for (i = 0; i < vcpu->nr_features; i++)
-		if (vcpu->features[i]->before_run)
-			vcpu->features[i]->before_run(vcpu);
+	for (i = 0; i < vcpu->nr_before_run; i++)
+		vcpu->before_run[i](vcpu);
 }
 
 static void vcpu_after_run(struct vcpu *vcpu)
 {
 	unsigned int i;
 
-	for (i = 0; i < vcpu->nr_features; i++)
-		if (vcpu->features[i]->after_run)
-			vcpu->features[i]->after_run(vcpu);
+	for (i = 0; i < vcpu->nr_after_run; i++)
+		vcpu->after_run[i](vcpu);
 }
 
 void *vcpu_thread(void *arg)

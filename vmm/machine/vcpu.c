@@ -87,6 +87,12 @@ static int vcpu_init_features(struct vcpu *vcpu)
 		if (r)
 			return r;
 		vcpu->features[vcpu->nr_features++] = f;
+		if (f->before_run)
+			vcpu->before_run[vcpu->nr_before_run++] = f->before_run;
+		if (f->after_run)
+			vcpu->after_run[vcpu->nr_after_run++] = f->after_run;
+		if (f->msr)
+			vcpu->msr[vcpu->nr_msr++] = f->msr;
 	}
 	return 0;
 }
@@ -150,7 +156,7 @@ void vcpu_destroy(struct vcpu *vcpu)
 	for (i = vcpu->nr_features; i-- > 0;)
 		if (vcpu->features[i]->vcpu_exit)
 			vcpu->features[i]->vcpu_exit(vcpu);
-	vcpu->nr_features = 0;
+	vcpu->nr_features = vcpu->nr_before_run = vcpu->nr_after_run = vcpu->nr_msr = 0;
 	if (vcpu->run)
 		munmap(vcpu->run, vcpu->run_size);
 	if (vcpu->fd >= 0)
@@ -181,13 +187,8 @@ unsigned int vcpu_cpl(struct vcpu *vcpu)
 	return sregs_cpl(&sregs);
 }
 
-int vcpu_state(struct vcpu *vcpu, struct kvm_regs **regs, struct kvm_sregs **sregs)
+int vcpu_state_fetch(struct vcpu *vcpu, struct kvm_regs **regs, struct kvm_sregs **sregs)
 {
-	if (vcpu->sync_sregs) {
-		*regs = &vcpu->run->s.regs.regs;
-		*sregs = &vcpu->run->s.regs.sregs;
-		return 0;
-	}
 	if (ioctl(vcpu->fd, KVM_GET_REGS, &vcpu->regs_copy) < 0 ||
 	    ioctl(vcpu->fd, KVM_GET_SREGS, &vcpu->sregs_copy) < 0)
 		return -errno;

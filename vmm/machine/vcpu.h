@@ -52,6 +52,13 @@ struct vcpu {
 	/* The board's features active on this vCPU, in order. */
 	const struct vcpu_feature *features[VM_MAX_FEATURES];
 	unsigned int nr_features;
+	/* Their run hooks, gathered once: the loop around KVM_RUN is hot. */
+	void (*before_run[VM_MAX_FEATURES])(struct vcpu *vcpu);
+	void (*after_run[VM_MAX_FEATURES])(struct vcpu *vcpu);
+	unsigned int nr_before_run, nr_after_run;
+	int (*msr[VM_MAX_FEATURES])(struct vcpu *vcpu, uint32_t index, bool is_write,
+				    uint64_t *data);
+	unsigned int nr_msr;
 
 	int run_result;			/* the last KVM_RUN's return value */
 	bool sync_sregs;		/* kvm_run carries sregs after every exit */
@@ -84,8 +91,18 @@ unsigned int vcpu_cpl(struct vcpu *vcpu);
  * one, else fetched copies.  After changing *regs, call vcpu_state_changed()
  * so the next KVM_RUN uses them.
  */
-int vcpu_state(struct vcpu *vcpu, struct kvm_regs **regs, struct kvm_sregs **sregs);
+int vcpu_state_fetch(struct vcpu *vcpu, struct kvm_regs **regs, struct kvm_sregs **sregs);
 int vcpu_state_changed(struct vcpu *vcpu);
+
+static inline int vcpu_state(struct vcpu *vcpu, struct kvm_regs **regs,
+			     struct kvm_sregs **sregs)
+{
+	if (!vcpu->sync_sregs)
+		return vcpu_state_fetch(vcpu, regs, sregs);
+	*regs = &vcpu->run->s.regs.regs;
+	*sregs = &vcpu->run->s.regs.sregs;
+	return 0;
+}
 
 /* True the first time this vCPU warns about `what` (enum log_once_vcpu); thread-safe. */
 bool vcpu_warn_once(struct vcpu *vcpu, unsigned int what);

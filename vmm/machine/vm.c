@@ -90,10 +90,10 @@ int vm_create(struct vm *vm, const struct pmuvm_config *cfg, const struct board 
 	pthread_mutex_init(&vm->stop_lock, NULL);
 	pthread_cond_init(&vm->stop_cond, NULL);
 
-	r = kvm_open(&vm->kvm_fd);
+	r = kvm_open(cfg->kvm_device, &vm->kvm_fd);
 	if (r)
 		return r;
-	r = kvm_check_caps(vm->kvm_fd);
+	r = kvm_check_caps(vm->kvm_fd, cfg->test_hide_cap);
 	if (r)
 		return r;
 	r = vm_check_cpus(vm);

@@ -176,16 +176,6 @@ uint64_t vpmu_events_to_overflow(const struct vpmu *pmu, enum pmu_arch_event ev,
 	return ctrs_distance(pmu, level_counters(pmu, ev, cpl));
 }
 
-uint32_t vpmu_counted_events_at(const struct vpmu *pmu, unsigned int cpl)
-{
-	return pmu->events_at[vpmu_level(cpl)];
-}
-
-uint32_t vpmu_counted_events(const struct vpmu *pmu)
-{
-	return pmu->events_at[0] | pmu->events_at[1];
-}
-
 bool vpmu_counts_event(const struct vpmu *pmu, enum pmu_arch_event ev)
 {
 	return ev >= 0 && ev < PMU_EV_NR && (vpmu_counted_events(pmu) & (1u << ev));

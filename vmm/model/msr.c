@@ -70,29 +70,36 @@ int vpmu_rdmsr(struct vpmu *pmu, uint32_t msr, uint64_t *data)
 	return r->rd(pmu, msr - r->first, data);
 }
 
-int vpmu_wrmsr_check(const struct vpmu *pmu, uint32_t msr, uint64_t data)
+int vpmu_wrmsr_check(const struct vpmu *pmu, uint32_t msr, uint64_t data,
+		     struct vpmu_checked_write *w)
 {
 	const struct vpmu_msr_range *r = lookup(pmu, msr);
 	uint64_t rsvd;
 
+	w->row = NULL;
 	if (!r || (!r->wr && !r->writable))
 		return VPMU_GP;
-	if (r->chk)
-		return r->chk(pmu, msr - r->first, data);
-	if (r->wr)
-		return VPMU_OK;
-	rsvd = r->rsvd ? reg_val(pmu, r->rsvd) : r->rsvd_bits;
-	return data & rsvd ? VPMU_GP : VPMU_OK;
+	w->idx = msr - r->first;
+	if (r->chk) {
+		if (r->chk(pmu, w->idx, data))
+			return VPMU_GP;
+	} else if (!r->wr) {
+		rsvd = r->rsvd ? reg_val(pmu, r->rsvd) : r->rsvd_bits;
+		if (data & rsvd)
+			return VPMU_GP;
+	}
+	w->row = r;
+	return VPMU_OK;
 }
 
-void vpmu_wrmsr_commit(struct vpmu *pmu, uint32_t msr, uint64_t data)
+void vpmu_wrmsr_commit(struct vpmu *pmu, const struct vpmu_checked_write *w, uint64_t data)
 {
-	const struct vpmu_msr_range *r = lookup(pmu, msr);
+	const struct vpmu_msr_range *r = w->row;
 
 	if (!r)
 		return;
 	if (r->wr)
-		r->wr(pmu, msr - r->first, data);
+		r->wr(pmu, w->idx, data);
 	else
 		*reg_ptr(pmu, r->reg) = data;
 	if (r->controls)
@@ -101,9 +108,10 @@ void vpmu_wrmsr_commit(struct vpmu *pmu, uint32_t msr, uint64_t data)
 
 int vpmu_wrmsr(struct vpmu *pmu, uint32_t msr, uint64_t data)
 {
-	int gp = vpmu_wrmsr_check(pmu, msr, data);
+	struct vpmu_checked_write w;
+	int gp = vpmu_wrmsr_check(pmu, msr, data, &w);
 
 	if (gp == VPMU_OK)
-		vpmu_wrmsr_commit(pmu, msr, data);
+		vpmu_wrmsr_commit(pmu, &w, data);
 	return gp;
 }

@@ -138,8 +138,14 @@ int vpmu_wrmsr(struct vpmu *pmu, uint32_t msr, uint64_t data);
  * VPMU_GP); the commit, only after VPMU_OK, cannot fail. Between them the
  * VMM counts the WRMSR itself with the counters as they were.
  */
-int vpmu_wrmsr_check(const struct vpmu *pmu, uint32_t msr, uint64_t data);
-void vpmu_wrmsr_commit(struct vpmu *pmu, uint32_t msr, uint64_t data);
+struct vpmu_msr_range;
+struct vpmu_checked_write {
+	const struct vpmu_msr_range *row;	/* the MSR's row in the vendor's table */
+	unsigned int idx;
+};
+int vpmu_wrmsr_check(const struct vpmu *pmu, uint32_t msr, uint64_t data,
+		     struct vpmu_checked_write *w);
+void vpmu_wrmsr_commit(struct vpmu *pmu, const struct vpmu_checked_write *w, uint64_t data);
 
 /*
  * True for every MSR number the configuration's vendor model owns (answers,
@@ -192,10 +198,17 @@ uint64_t vpmu_events_to_overflow(const struct vpmu *pmu, enum pmu_arch_event ev,
 /* True if any enabled counter counts `ev` at some privilege level. */
 bool vpmu_counts_event(const struct vpmu *pmu, enum pmu_arch_event ev);
 
-/* Bit ev set for every event some enabled counter counts (one pass: the run loop's test). */
-uint32_t vpmu_counted_events(const struct vpmu *pmu);
-/* The same for occurrences at `cpl` only. */
-uint32_t vpmu_counted_events_at(const struct vpmu *pmu, unsigned int cpl);
+/* Bit ev set for every event some enabled counter counts (the run loop's test). */
+static inline uint32_t vpmu_counted_events(const struct vpmu *pmu)
+{
+	return pmu->events_at[0] | pmu->events_at[1];
+}
+
+/* The same for occurrences at `cpl` only (OS: CPL 0, USR: CPL 1-3). */
+static inline uint32_t vpmu_counted_events_at(const struct vpmu *pmu, unsigned int cpl)
+{
+	return pmu->events_at[cpl != 0];
+}
 
 /*
  * A PMI request from outside the counters (e.g. the PEBS threshold, which

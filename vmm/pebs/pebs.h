@@ -4,7 +4,7 @@
  *
  * Pure C with no KVM dependency: guest memory is a struct guest_mem and the
  * DS addresses are translated with the guest's paging state (mem/pagewalk),
- * so unit tests drive it in-process; vmm/pmu/pebs.c gathers the vCPU state.
+ * so unit tests drive it in-process; assist.c gathers the vCPU state.
  */
 #ifndef PMUVM_PEBS_H
 #define PMUVM_PEBS_H

@@ -134,9 +134,13 @@ static int pmu_vcpu_init(struct vcpu *vcpu)
 	}
 	vcpu->pmu = p;
 	vpmu_init(&p->model, &cfg->pmu);
-	for (i = 0; i < pmu_nr_sources; i++)
-		if (pmu_sources[i]->events(cfg))
-			p->sources |= 1u << i;
+	for (i = 0; i < pmu_nr_sources; i++) {
+		if (!pmu_sources[i]->events(cfg))
+			continue;
+		p->sources |= 1u << i;
+		if (pmu_sources[i]->wrmsr_retires && p->nr_wrmsr_retires < PMU_MAX_SOURCES)
+			p->wrmsr_retires[p->nr_wrmsr_retires++] = pmu_sources[i]->wrmsr_retires;
+	}
 	if (cfg->event_filter_path)
 		vpmu_set_filter(&p->model, &cfg->event_filter);
 	return 0;
@@ -172,7 +176,7 @@ static void pmu_cpuid(struct vcpu *vcpu, struct kvm_cpuid2 *c)
 
 static void pmu_before_run(struct vcpu *vcpu)
 {
-	if (vpmu_take_pmi(&vcpu->pmu->model))
+	if (vcpu->pmu->model.pmi_pending && vpmu_take_pmi(&vcpu->pmu->model))
 		pmi_deliver(vcpu);
 }
 
@@ -193,18 +197,16 @@ static void pmu_after_run(struct vcpu *vcpu)
 static int pmu_msr(struct vcpu *vcpu, uint32_t index, bool is_write, uint64_t *data)
 {
 	struct vcpu_pmu *p = vcpu->pmu;
+	struct vpmu_checked_write w;
 	unsigned int i;
-	int gp;
 
 	if (!is_write)
 		return vpmu_rdmsr(&p->model, index, data);
-	gp = vpmu_wrmsr_check(&p->model, index, *data);
-	if (gp)
-		return gp;
-	for_each_pmu_source(vcpu, i)
-		if (pmu_sources[i]->wrmsr_retires)
-			pmu_sources[i]->wrmsr_retires(vcpu);
-	vpmu_wrmsr_commit(&p->model, index, *data);
+	if (vpmu_wrmsr_check(&p->model, index, *data, &w))
+		return 1;
+	for (i = 0; i < p->nr_wrmsr_retires; i++)
+		p->wrmsr_retires[i](vcpu);
+	vpmu_wrmsr_commit(&p->model, &w, *data);
 	return 0;
 }
 

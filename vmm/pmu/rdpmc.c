@@ -15,9 +15,14 @@
  * step's exit.
  *
  * The breakpoint follows the IDT: the gate is re-read when IDTR changes
- * and at the slow exits (I/O, MSR, MMIO), where a guest that installs its
- * handlers has had the chance to; never on the step or timer paths.  A
- * 64-bit IDT is assumed (long-mode guests).
+ * and at I/O and MMIO exits, where a guest that installs its handlers has
+ * had the chance to; never on the step, timer or MSR paths (a PMI handler's
+ * MSR accesses are the PMU's hot path).  A 64-bit IDT is assumed (long-mode
+ * guests).
+ *
+ * Where this host's KVM answers RDPMC itself (kvm/probe.c), no RDPMC ever
+ * raises the #GP, so there is no breakpoint at all: it would only slow down
+ * the guest's other #GPs.
  */
 #include <errno.h>
 #include <string.h>
@@ -39,24 +44,64 @@ static bool slow_exit(const struct vcpu *vcpu)
 	switch (vcpu->run->exit_reason) {
 	case KVM_EXIT_IO:
 	case KVM_EXIT_MMIO:
-	case KVM_EXIT_X86_RDMSR:
-	case KVM_EXIT_X86_WRMSR:
 		return vcpu->run_result == 0;
 	default:
 		return false;
 	}
 }
 
+/*
+ * Where the #GP gate is in host memory: the walk is kept for as long as the
+ * IDT's base and the paging registers stay (a guest that remaps its IDT page
+ * in place is not followed until one of them changes).
+ */
+static const uint8_t *gp_gate(struct vcpu *vcpu, const struct kvm_sregs *s)
+{
+	struct rdpmc_state *st = &vcpu->pmu->rdpmc;
+	uint64_t la = s->idt.base + VEC_GP * IDT_GATE64_SIZE, gpa;
+	struct paging_state ps;
+
+	if (st->gate && st->gate_la == la && st->gate_ps.cr3 == s->cr3 &&
+	    st->gate_ps.cr0 == s->cr0 && st->gate_ps.cr4 == s->cr4 && st->gate_ps.efer == s->efer)
+		return st->gate;
+	st->gate = NULL;
+	ps = sregs_paging(s);
+	/* A gate that straddles two pages is walked every time. */
+	if ((la & 0xfff) > 0x1000 - IDT_GATE64_SIZE || pagewalk(&vcpu->vm->mem, &ps, la, 0, &gpa))
+		return NULL;
+	st->gate = guest_mem_ptr(&vcpu->vm->mem, gpa, IDT_GATE64_SIZE);
+	st->gate_la = la;
+	st->gate_ps = ps;
+	return st->gate;
+}
+
+/* The gate found last time is still where it was, with the same bytes. */
+static bool gp_gate_unchanged(const struct rdpmc_state *st, const struct kvm_sregs *s)
+{
+	return st->gate && st->gate_ps.cr3 == s->cr3 && st->gate_ps.cr0 == s->cr0 &&
+	       st->gate_ps.cr4 == s->cr4 && st->gate_ps.efer == s->efer &&
+	       !memcmp(st->gate, st->gate_bytes, IDT_GATE64_SIZE);
+}
+
 /* The #GP gate's handler address, or 0 if there is none. */
 static uint64_t gp_handler(struct vcpu *vcpu, const struct kvm_sregs *s)
 {
-	struct paging_state ps = sregs_paging(s);
+	struct paging_state ps;
+	const uint8_t *gate;
 	uint64_t g[2];
 
-	if (!(s->efer & X86_EFER_LMA) || s->idt.limit < VEC_GP * IDT_GATE64_SIZE + IDT_GATE64_SIZE - 1 ||
-	    guest_linear_read(&vcpu->vm->mem, &ps, s->idt.base + VEC_GP * IDT_GATE64_SIZE, g,
-			      sizeof(g)))
+	if (!(s->efer & X86_EFER_LMA) || s->idt.limit < VEC_GP * IDT_GATE64_SIZE + IDT_GATE64_SIZE - 1)
 		return 0;
+	gate = gp_gate(vcpu, s);
+	if (gate) {
+		memcpy(g, gate, sizeof(g));
+		memcpy(vcpu->pmu->rdpmc.gate_bytes, g, sizeof(g));
+	} else {
+		ps = sregs_paging(s);
+		if (guest_linear_read(&vcpu->vm->mem, &ps, s->idt.base + VEC_GP * IDT_GATE64_SIZE,
+				      g, sizeof(g)))
+			return 0;
+	}
 	return idt_gate64_target(g);
 }
 
@@ -72,7 +117,8 @@ static void rdpmc_before_run(struct vcpu *vcpu)
 		return;
 	if (vcpu->dbg.step_once)
 		return;		/* passing a #GP on: no breakpoint for this step */
-	if (s->idt.base == st->idt_base && s->idt.limit == st->idt_limit && !slow_exit(vcpu))
+	if (s->idt.base == st->idt_base && s->idt.limit == st->idt_limit &&
+	    (!slow_exit(vcpu) || gp_gate_unchanged(st, s)))
 		return;
 	st->idt_base = s->idt.base;
 	st->idt_limit = s->idt.limit;
@@ -196,7 +242,9 @@ static bool rdpmc_debug_exit(struct vcpu *vcpu)
 
 static int rdpmc_vcpu_init(struct vcpu *vcpu)
 {
-	return vcpu->vm->cfg->pmu.version ? 0 : VCPU_FEATURE_OFF;
+	if (!vcpu->vm->cfg->pmu.version || vcpu->vm->pmu->caps.rdpmc_by_kvm)
+		return VCPU_FEATURE_OFF;
+	return 0;
 }
 
 const struct vcpu_feature pmu_rdpmc_feature = {

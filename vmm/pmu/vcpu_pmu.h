@@ -15,6 +15,9 @@
 #include "model/vpmu.h"
 #include "pmu/rdpmc.h"
 
+#define PMU_MAX_SOURCES	4
+
+struct vcpu;
 struct clock_state;
 struct exact_state;
 struct pebs_stats;
@@ -37,6 +40,9 @@ struct vm_pmu {
 struct vcpu_pmu {
 	struct vpmu model;
 	uint32_t sources;		/* bit i: pmu_sources[i] is active on this vCPU */
+	/* The active sources' wrmsr_retires hooks (source.h), gathered once. */
+	void (*wrmsr_retires[PMU_MAX_SOURCES])(struct vcpu *vcpu);
+	unsigned int nr_wrmsr_retires;
 	unsigned int cpl;		/* at the last exit, read while anything counts */
 
 	/*
