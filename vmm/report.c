@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dev/ucall.h"
 #include "exact/icache.h"
 #include "kvm/vm.h"
 #include "log.h"
@@ -222,6 +223,7 @@ static json_object *report_build(struct vm *vm)
 	for (i = 0; i < vm->nr_vcpus; i++)
 		json_object_array_add(vcpus, report_vcpu(&vm->vcpus[i]));
 	json_object_object_add(root, "vcpus", vcpus);
+	json_object_object_add(root, "guest", ucall_log_json(vm->ucall));
 	return root;
 }
 

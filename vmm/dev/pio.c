@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "dev/devices.h"
+#include "dev/ucall.h"
 #include "exitcode.h"
 #include "kvm/vm.h"
 #include "log.h"
@@ -24,6 +25,7 @@ static const struct device_ops device_table[] = {
 	{ "uart", uart_init, uart_exit },
 	{ "isa-debug-exit", debug_exit_init, NULL },
 	{ "fw_cfg", fw_cfg_init, fw_cfg_exit },
+	{ "ucall", ucall_init, ucall_exit },
 };
 
 #define NR_DEVICES (sizeof(device_table) / sizeof(device_table[0]))

@@ -117,6 +117,7 @@ struct vm {
 	struct pio_bus *pio;
 	struct uart *uart;
 	struct fw_cfg *fw_cfg;
+	struct ucall_log *ucall;	/* guest results (dev/ucall.c) */
 };
 
 /* VM, memory, irqchip, MSR routing, devices: 0, or a PMUVM_EXIT_* code after one line. */
