@@ -205,7 +205,7 @@ coverage:
 	@$(MAKE) --no-print-directory O=build/coverage COVERAGE=1 build/coverage/tests/unit-tests
 	@find build/coverage -name '*.gcda' -delete
 	@build/coverage/tests/unit-tests >/dev/null
-	@scripts/coverage.sh build/coverage vmm/vpmu
+	@scripts/coverage.sh build/coverage vmm/model
 
 # Timings only, never part of check; BENCH_ARGS=--quick for a short run.
 bench: all

@@ -21,7 +21,7 @@
 
 #include "nt/ntddk.h"
 #include "../guest-shim/ntpmu/ntpmu_platform.h"
-#include "vpmu/vpmu.h"
+#include "model/vpmu.h"
 
 #define CPUS	2
 

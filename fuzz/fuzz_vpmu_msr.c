@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vpmu/vpmu.h"
+#include "model/vpmu.h"
 #include "pmu/cpuid.h"
 
 #define MASK(w)		((w) >= 64 ? ~0ULL : BIT_ULL(w) - 1)

@@ -34,7 +34,7 @@ FUZZ_TARGETS ?= multiboot vpmu_msr pagewalk $(FUZZ_NTPMU_TARGETS)
 FUZZ_SRCS_multiboot := vmm/boot/multiboot.c vmm/mem/guest_mem.c
 # Room for a multiboot header anywhere in the 8 KiB the loader searches.
 FUZZ_ARGS_multiboot := -max_len=12288
-FUZZ_SRCS_vpmu_msr := $(sort $(wildcard vmm/vpmu/*.c))
+FUZZ_SRCS_vpmu_msr := $(sort $(wildcard vmm/model/*.c))
 # Every operation re-reads every MSR: keep sequences short, and do not trace
 # the dispatch table's comparisons on each of those reads (twice the runs;
 # operands come from tables and masks, not from compared constants).
@@ -44,7 +44,7 @@ FUZZ_SRCS_pagewalk := vmm/mem/pagewalk.c vmm/mem/guest_mem.c
 # Page tables spread over the first pages of the fake RAM.
 FUZZ_ARGS_pagewalk := -max_len=32768
 
-FUZZ_SRCS_ntpmu_hal := $(sort $(wildcard guest-shim/ntpmu/*.c vmm/vpmu/*.c))
+FUZZ_SRCS_ntpmu_hal := $(sort $(wildcard guest-shim/ntpmu/*.c vmm/model/*.c))
 FUZZ_ARGS_ntpmu_hal := -max_len=512
 FUZZ_SRCS_ntpmu_perflib := guest-shim/ntpmu/ntpmu_perf_blocks.c
 FUZZ_CFLAGS_ntpmu_perflib := -Iguest-shim/ntpmu

@@ -8,7 +8,7 @@
 
 #include "config.h"
 #include "log.h"
-#include "pmu/event_filter.h"
+#include "config-filter.h"
 
 #define PMUVM_VERSION "0.1.0"
 

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vpmu/vpmu.h"
+#include "model/vpmu.h"
 
 #define PMUVM_MAX_MODULES	16
 #define PMUVM_MAX_CPUS		4096	/* x2APIC IDs; above 255 guests need x2APIC */

@@ -3,6 +3,7 @@
 #define PMUVM_LOG_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 extern int log_verbosity;	/* 0 default, 1 with -v, 2 with -vv */
 
@@ -12,15 +13,19 @@ void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * True the first time `key` is seen in `domain` (thread-safe). Each warning
- * said once per vCPU has a domain of its own, keyed by the vCPU's id.
+ * True the first time `key` is seen in `domain` (thread-safe): warnings
+ * about one guest address or port each.
  */
 bool log_first_time(unsigned int domain, unsigned long long key);
 
 enum log_once_domain {
-	LOG_ONCE_PIO,			/* dev/pio.c: port and direction */
-	LOG_ONCE_MMIO,			/* dev/pio.c: address and direction */
-	LOG_ONCE_LVTPC_MODE,		/* the rest: per vCPU */
+	LOG_ONCE_PIO,			/* machine/pio.c: port and direction */
+	LOG_ONCE_MMIO,			/* machine/pio.c: address and direction */
+};
+
+/* Warnings said once per vCPU: one bit each in the vCPU's own word. */
+enum log_once_vcpu {
+	LOG_ONCE_LVTPC_MODE,
 	LOG_ONCE_STEP_SWITCH,
 	LOG_ONCE_STEP_LOST,
 	LOG_ONCE_HALT_STATE,
@@ -28,6 +33,15 @@ enum log_once_domain {
 	LOG_ONCE_RDPMC_BP_RESTORE,
 	LOG_ONCE_PEBS_XSAVE,
 	LOG_ONCE_PEBS_DROPPED,
+	LOG_ONCE_NR,
 };
+
+/* True the first time bit `what` is set in *bits (atomic, so any thread may ask). */
+static inline bool log_once_bit(uint32_t *bits, unsigned int what)
+{
+	uint32_t bit = 1u << what;
+
+	return !(__atomic_fetch_or(bits, bit, __ATOMIC_RELAXED) & bit);
+}
 
 #endif

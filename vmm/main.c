@@ -10,13 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "board.h"
 #include "boot/image.h"
 #include "config.h"
 #include "exitcode.h"
-#include "kvm/vm.h"
+#include "machine/vm.h"
 #include "log.h"
 #include "pmu/pmu.h"
-#include "pmu/profile.h"
+#include "profile/profile.h"
 #include "report.h"
 
 /* Fail before booting if an output file could not be written at the end. */
@@ -57,9 +58,9 @@ int main(int argc, char **argv)
 		pr_err("%s: cannot read guest image: %s", cfg.image, strerror(-r));
 		return PMUVM_EXIT_BAD_IMAGE;
 	}
-	r = vm_create(&vm, &cfg);
+	r = vm_create(&vm, &cfg, &pmuvm_board);
 	if (!r)
-		r = image_load(&vm, &image, &boot);
+		r = image_load(&cfg, &vm.mem, &image, &boot);
 	if (!r) {
 		vm.boot = &boot;
 		r = vm_create_vcpus(&vm);

@@ -8,9 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock/clock.h"
 #include "dev/ucall.h"
+#include "exact/exact.h"
 #include "exact/icache.h"
-#include "kvm/vm.h"
+#include "machine/vm.h"
+#include "pebs/pebs.h"
+#include "pmu/vcpu_pmu.h"
 #include "log.h"
 #include "report.h"
 
@@ -74,6 +78,8 @@ static json_object *report_event_filter(const struct pmuvm_config *cfg)
 
 static json_object *report_config(const struct pmuvm_config *cfg, const struct vm *vm)
 {
+	static const struct pmu_host_caps not_probed;
+	const struct pmu_host_caps *caps = vm->pmu ? &vm->pmu->caps : &not_probed;
 	json_object *c = json_object_new_object(), *p = json_object_new_object();
 
 	json_object_object_add(c, "image", json_object_new_string(cfg->image));
@@ -95,10 +101,10 @@ static json_object *report_config(const struct pmuvm_config *cfg, const struct v
 	if (cfg->cycles == CYCLES_MODEL)
 		json_object_object_add(p, "cpi", json_object_new_double(cfg->cpi));
 	json_object_object_add(p, "pebs_format", u64_obj(cfg->pmu.pebs ? cfg->pmu.pebs_format : 0));
-	json_object_object_add(p, "user_mode_steppable", json_object_new_boolean(vm->user_step_ok));
-	json_object_object_add(p, "rdpmc_answered_by_kvm", json_object_new_boolean(vm->rdpmc_by_kvm));
-	json_object_object_add(p, "step_follows_events", json_object_new_boolean(vm->handler_step_ok));
-	json_object_object_add(p, "kvm_vpmu_disabled", json_object_new_boolean(vm->kvm_pmu_disabled));
+	json_object_object_add(p, "user_mode_steppable", json_object_new_boolean(caps->user_step));
+	json_object_object_add(p, "rdpmc_answered_by_kvm", json_object_new_boolean(caps->rdpmc_by_kvm));
+	json_object_object_add(p, "step_follows_events", json_object_new_boolean(caps->handler_step));
+	json_object_object_add(p, "kvm_vpmu_disabled", json_object_new_boolean(caps->kvm_vpmu_disabled));
 	json_object_object_add(c, "pmu", p);
 	json_object_object_add(c, "event_filter", report_event_filter(cfg));
 	return c;
@@ -106,7 +112,10 @@ static json_object *report_config(const struct pmuvm_config *cfg, const struct v
 
 static json_object *report_vcpu_pmu(const struct vcpu *vcpu)
 {
-	const struct vpmu *pmu = &vcpu->pmu;
+	static const struct clock_state no_clock;
+	const struct vcpu_pmu *vp = vcpu->pmu;
+	const struct vpmu *pmu = &vp->model;
+	const struct clock_state *clk = vp->clock ? vp->clock : &no_clock;
 	json_object *o = json_object_new_object();
 	json_object *gp = json_object_new_array(), *fx = json_object_new_array();
 	unsigned int i;
@@ -127,12 +136,12 @@ static json_object *report_vcpu_pmu(const struct vcpu *vcpu)
 	json_object_object_add(o, "global_status", u64_obj(pmu->global_status));
 	json_object_object_add(o, "overflows", u64_obj(pmu->nr_overflows));
 	json_object_object_add(o, "pmis_requested", u64_obj(pmu->nr_pmis_requested));
-	json_object_object_add(o, "pmis_delivered", u64_obj(vcpu->pmis_delivered));
-	json_object_object_add(o, "pmis_nmi", u64_obj(vcpu->pmis_nmi));
-	json_object_object_add(o, "pmis_dropped_masked", u64_obj(vcpu->pmis_masked));
-	json_object_object_add(o, "guest_cpu_ns", u64_obj(vcpu->clock.guest_ns));
-	json_object_object_add(o, "rdpmc_emulated", u64_obj(vcpu->rdpmc.emulated));
-	json_object_object_add(o, "gp_passed_on", u64_obj(vcpu->rdpmc.passed_on));
+	json_object_object_add(o, "pmis_delivered", u64_obj(vp->pmis_delivered));
+	json_object_object_add(o, "pmis_nmi", u64_obj(vp->pmis_nmi));
+	json_object_object_add(o, "pmis_dropped_masked", u64_obj(vp->pmis_masked));
+	json_object_object_add(o, "guest_cpu_ns", u64_obj(clk->guest_ns));
+	json_object_object_add(o, "rdpmc_emulated", u64_obj(vp->rdpmc.emulated));
+	json_object_object_add(o, "gp_passed_on", u64_obj(vp->rdpmc.passed_on));
 	json_object_object_add(o, "stray_step_traps_cleared", u64_obj(vcpu->dbg.tf_cleared));
 	json_object_object_add(o, "debug_exits_passed_on", u64_obj(vcpu->dbg.db_passed_on));
 	return o;
@@ -141,7 +150,8 @@ static json_object *report_vcpu_pmu(const struct vcpu *vcpu)
 /* The exact source's work (vmm/exact): what it stepped and what it could not count. */
 static json_object *report_vcpu_exact(const struct vcpu *vcpu)
 {
-	const struct exact_state *x = &vcpu->exact;
+	static const struct exact_state not_stepped;
+	const struct exact_state *x = vcpu->pmu->exact ? vcpu->pmu->exact : &not_stepped;
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "steps", u64_obj(x->steps));
@@ -166,7 +176,8 @@ static json_object *report_vcpu_exact(const struct vcpu *vcpu)
 /* PEBS assists (vmm/pebs): records written and what was dropped, and why. */
 static json_object *report_vcpu_pebs(const struct vcpu *vcpu)
 {
-	const struct pebs_stats *p = &vcpu->pebs;
+	static const struct pebs_stats no_pebs;
+	const struct pebs_stats *p = vcpu->pmu->pebs ? vcpu->pmu->pebs : &no_pebs;
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "assists", u64_obj(p->assists));

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "vpmu/vpmu.h"
+#include "model/vpmu.h"
 #include "../../guest-shim/ntpmu/ntpmu_platform.h"
 
 #define FAKE_MAX_CPUS		4

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../lib/suite.h"
-#include "pmu/event_filter.h"
+#include "config-filter.h"
 
 START_TEST(test_parse_full)
 {

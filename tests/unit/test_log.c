@@ -1,22 +1,43 @@
 /*
- * Warnings said once (vmm/log.c): a key is first-time once per domain, and
- * the same key in two domains is two warnings, for every vCPU id up to
- * pmuvm's limit of 4096.
+ * Warnings said once (vmm/log.h): per vCPU, one bit per warning in the
+ * vCPU's own word, so 300 vCPUs' warnings stay apart; per guest address or
+ * port, a key is first-time once per domain.
  */
 #include "log.h"
 #include "suite.h"
 
+#define NR_TEST_VCPUS	300
+
+START_TEST(test_once_per_vcpu)
+{
+	static uint32_t warned[NR_TEST_VCPUS];
+	unsigned int id, w;
+
+	for (id = 0; id < NR_TEST_VCPUS; id++) {
+		ck_assert(log_once_bit(&warned[id], LOG_ONCE_RDPMC_BP_SET));
+		ck_assert(log_once_bit(&warned[id], LOG_ONCE_PEBS_XSAVE));
+		ck_assert(!log_once_bit(&warned[id], LOG_ONCE_RDPMC_BP_SET));
+	}
+	for (id = 0; id < NR_TEST_VCPUS; id++) {
+		ck_assert(!log_once_bit(&warned[id], LOG_ONCE_PEBS_XSAVE));
+		ck_assert(log_once_bit(&warned[id], LOG_ONCE_RDPMC_BP_RESTORE));
+		for (w = 0; w < LOG_ONCE_NR; w++)
+			ck_assert_uint_eq(!!(warned[id] & (1u << w)),
+					  w == LOG_ONCE_RDPMC_BP_SET || w == LOG_ONCE_PEBS_XSAVE ||
+					  w == LOG_ONCE_RDPMC_BP_RESTORE);
+	}
+	ck_assert_uint_le(LOG_ONCE_NR, 32);
+}
+END_TEST
+
 START_TEST(test_once_per_domain_and_key)
 {
-	for (unsigned long long id = 0; id < 4096; id++) {
-		ck_assert(log_first_time(LOG_ONCE_RDPMC_BP_SET, id));
-		ck_assert(log_first_time(LOG_ONCE_PEBS_XSAVE, id));
-		ck_assert(log_first_time(LOG_ONCE_RDPMC_BP_RESTORE, id));
-		ck_assert(!log_first_time(LOG_ONCE_RDPMC_BP_SET, id));
-		ck_assert(!log_first_time(LOG_ONCE_PEBS_XSAVE, id));
+	for (unsigned long long port = 0; port < 4096; port++) {
+		ck_assert(log_first_time(LOG_ONCE_PIO, port));
+		ck_assert(log_first_time(LOG_ONCE_MMIO, port));
+		ck_assert(!log_first_time(LOG_ONCE_PIO, port));
 	}
-	ck_assert(!log_first_time(LOG_ONCE_RDPMC_BP_RESTORE, 4095));
-	ck_assert(log_first_time(LOG_ONCE_PEBS_DROPPED, 4095));
+	ck_assert(!log_first_time(LOG_ONCE_MMIO, 4095));
 }
 END_TEST
 
@@ -25,6 +46,7 @@ static Suite *log_suite(void)
 	Suite *s = suite_create("log");
 	TCase *tc = tcase_create("once");
 
+	tcase_add_test(tc, test_once_per_vcpu);
 	tcase_add_test(tc, test_once_per_domain_and_key);
 	suite_add_tcase(s, tc);
 	return s;

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "boot/image.h"
-#include "pmu/symbols.h"
+#include "profile/symbols.h"
 #include "suite.h"
 
 START_TEST(test_own_symbols)

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "../lib/suite.h"
-#include "vpmu/vpmu.h"
+#include "model/vpmu.h"
 
 START_TEST(test_default_v5)
 {

@@ -3,7 +3,7 @@
  * helpers sources use to schedule overflows.
  */
 #include "../lib/suite.h"
-#include "vpmu/vpmu.h"
+#include "model/vpmu.h"
 
 #define MASK48		0xffffffffffffULL
 #define EN_ALL		(EVTSEL_EN | EVTSEL_OS | EVTSEL_USR)

@@ -1,7 +1,7 @@
 /* CPUID leaf 0xA and the PMU bits of leaf 1 (spec 1.1, 1.2). */
 #include "../lib/suite.h"
 #include "pmu/cpuid.h"
-#include "vpmu/vpmu.h"
+#include "model/vpmu.h"
 
 static void config(struct vpmu_config *cfg, unsigned int version)
 {

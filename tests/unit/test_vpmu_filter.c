@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../lib/suite.h"
-#include "vpmu/vpmu.h"
+#include "model/vpmu.h"
 
 #define EN_ALL		(EVTSEL_EN | EVTSEL_OS | EVTSEL_USR)
 

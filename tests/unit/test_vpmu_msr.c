@@ -3,7 +3,7 @@
  * model (spec section 2, kvm-vpmu 1.2), per version and per counter count.
  */
 #include "../lib/suite.h"
-#include "vpmu/vpmu.h"
+#include "model/vpmu.h"
 
 #define MASK48	0xffffffffffffULL
 
@@ -833,14 +833,14 @@ START_TEST(test_msr_is_pmu)
 
 	make_pmu(&pmu, 5);
 	for (msr = 0; msr < 0x2000; msr++) {
-		ck_assert_msg(vpmu_msr_is_pmu(msr) == in_pmu_ranges(msr), "msr %#x", msr);
+		ck_assert_msg(vpmu_msr_is_pmu(&pmu.cfg, msr) == in_pmu_ranges(msr), "msr %#x", msr);
 		if (!in_pmu_ranges(msr)) {
 			rd_gp(&pmu, msr);
 			wr_gp(&pmu, msr, 0);
 		}
 	}
 	for (j = 0; j < sizeof(far) / sizeof(far[0]); j++)
-		ck_assert(!vpmu_msr_is_pmu(far[j]));
+		ck_assert(!vpmu_msr_is_pmu(&pmu.cfg, far[j]));
 }
 END_TEST
 

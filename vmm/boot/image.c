@@ -7,7 +7,8 @@
 
 #include "boot/image.h"
 #include "exitcode.h"
-#include "kvm/vm.h"
+#include "config.h"
+#include "mem/guest_mem.h"
 #include "log.h"
 
 /* Guest images and modules larger than this are refused before reading. */
@@ -62,9 +63,9 @@ void file_free(struct file_buf *f)
 	f->size = 0;
 }
 
-int image_load(struct vm *vm, const struct file_buf *image, struct multiboot_boot *boot)
+int image_load(const struct pmuvm_config *cfg, const struct guest_mem *mem,
+	       const struct file_buf *image, struct multiboot_boot *boot)
 {
-	const struct pmuvm_config *cfg = vm->cfg;
 	struct multiboot_module_in mods[PMUVM_MAX_MODULES];
 	struct file_buf bufs[PMUVM_MAX_MODULES];
 	struct multiboot_params p = {
@@ -88,7 +89,7 @@ int image_load(struct vm *vm, const struct file_buf *image, struct multiboot_boo
 			.name = cfg->modules[i], .data = bufs[i].data, .size = bufs[i].size,
 		};
 	}
-	if (multiboot_load(&vm->mem, image->data, image->size, &p, boot, err, sizeof(err))) {
+	if (multiboot_load(mem, image->data, image->size, &p, boot, err, sizeof(err))) {
 		pr_err("%s: %s", cfg->image, err);
 		r = PMUVM_EXIT_BAD_IMAGE;
 	}

@@ -6,7 +6,8 @@
 
 #include "boot/multiboot.h"
 
-struct vm;
+struct guest_mem;
+struct pmuvm_config;
 
 struct file_buf {
 	uint8_t *data;
@@ -18,6 +19,7 @@ int file_read(const char *path, struct file_buf *out);
 void file_free(struct file_buf *f);
 
 /* Loads the guest image and modules into the VM; 0 or a PMUVM_EXIT_* code. */
-int image_load(struct vm *vm, const struct file_buf *image, struct multiboot_boot *boot);
+int image_load(const struct pmuvm_config *cfg, const struct guest_mem *mem,
+	       const struct file_buf *image, struct multiboot_boot *boot);
 
 #endif

@@ -3,7 +3,7 @@
  * status (V << 1) | 1, so a test guest reports its result without a console.
  */
 #include "dev/devices.h"
-#include "kvm/vm.h"
+#include "machine/vm.h"
 
 #define DEBUG_EXIT_PORT	0xf4
 #define DEBUG_EXIT_LEN	4	/* QEMU's iosize: 1, 2 or 4 */
@@ -20,9 +20,7 @@ static void debug_exit_io(struct vcpu *vcpu, void *opaque, uint16_t offset, bool
 		return;
 	}
 	v = pio_get(data, size) << (8 * offset);
-	if (!vm_stopping(vm))
-		vm->debug_exit_value = v;
-	vm_stop(vm, VM_STOP_DEBUG_EXIT, (int)(((v << 1) | 1) & 0xff));
+	vm_stop_debug_exit(vm, v);
 }
 
 int debug_exit_init(struct vm *vm)

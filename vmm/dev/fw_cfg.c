@@ -9,7 +9,7 @@
 
 #include "dev/devices.h"
 #include "exitcode.h"
-#include "kvm/vm.h"
+#include "machine/vm.h"
 #include "log.h"
 
 #define FW_CFG_PORT_SEL		0x510

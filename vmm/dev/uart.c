@@ -13,7 +13,7 @@
 
 #include "dev/devices.h"
 #include "exitcode.h"
-#include "kvm/vm.h"
+#include "machine/vm.h"
 #include "log.h"
 
 #define UART_BASE	0x3f8

@@ -14,7 +14,7 @@
 #include "dev/devices.h"
 #include "dev/ucall.h"
 #include "exitcode.h"
-#include "kvm/vm.h"
+#include "machine/vm.h"
 #include "log.h"
 
 int ucall_read(const struct guest_mem *mem, uint64_t gpa, struct ucall_msg *msg)

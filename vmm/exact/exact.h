@@ -11,10 +11,11 @@
 
 #include "exact/decode.h"
 
-struct vcpu;
 struct icache;
+struct pmu_source_ops;
+struct vcpu_feature;
 
-/* Per-vCPU state of the exact source. */
+/* Per-vCPU state of the exact source (vcpu->pmu->exact). */
 struct exact_state {
 	bool stepping;			/* KVM_GUESTDBG_SINGLESTEP is on */
 	bool pending;			/* `insn` is the instruction at `rip` about to step */
@@ -28,6 +29,7 @@ struct exact_state {
 	uint8_t *idt_copy;		/* scratch for exact_catch_up_event() */
 	uint64_t cycle_rem;		/* --cycles=model: cycles x 1000 not yet counted */
 	uint64_t ref_rem;		/* ...and reference cycles x core kHz */
+	uint64_t core_khz, ref_khz;	/* --cpu-mhz and the TSC rate, for those */
 	uint64_t last_rip;		/* the last instruction counted retired (eventing IP) */
 	bool rearm;			/* an INSN_LOADS_RFLAGS instruction retired: set TF again */
 
@@ -40,25 +42,7 @@ struct exact_state {
 	uint64_t handler_runs_uncounted;	/* handlers that ran unstepped while counting */
 };
 
-/* Start-up: whether this host's KVM single-steps CPL3 code (probe.c). */
-int exact_probe_user_step(int kvm_fd, bool *can_step);
-/* ...and whether it answers a guest's RDPMC itself instead of a #GP. */
-int exact_probe_rdpmc(int kvm_fd, bool *answered_by_kvm);
-/* ...and whether single-stepping follows an exception into its handler. */
-int exact_probe_handler_step(int kvm_fd, bool *steps_into);
-
-/* The WRMSR that is being stepped (MSR exit): count it with the state before the write. */
-int exact_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t data);
-
-/* An instruction pmuvm completed itself (RDPMC at `rip`) retired at `cpl`. */
-void exact_emulated_retire(struct vcpu *vcpu, uint64_t rip, unsigned int cpl);
-
-/* A handler runs unstepped on this stepped vCPU (pmuvm delivered an event). */
-void exact_handler_unstepped(struct vcpu *vcpu);
-
-/* KVM_EXIT_DEBUG from a single step: true if it was one (already counted). */
-bool exact_debug_exit(struct vcpu *vcpu);
-
-void exact_vcpu_free(struct vcpu *vcpu);
+extern const struct pmu_source_ops exact_source;
+extern const struct vcpu_feature exact_feature;
 
 #endif

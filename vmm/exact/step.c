@@ -24,9 +24,11 @@
 #include "exact/exact.h"
 #include "exact/icache.h"
 #include "exact/retire.h"
-#include "kvm/vcpu.h"
+#include "exitcode.h"
 #include "log.h"
+#include "machine/vm.h"
 #include "pmu/source.h"
+#include "pmu/vcpu_pmu.h"
 
 
 /*
@@ -71,9 +73,9 @@ static bool exact_wanted(const struct vcpu *vcpu)
 {
 	uint32_t events = exact_events(vcpu->vm->cfg);
 
-	if (vpmu_counted_events_at(&vcpu->pmu, 0) & events)
+	if (vpmu_counted_events_at(&vcpu->pmu->model, 0) & events)
 		return true;
-	return vcpu->vm->user_step_ok && (vpmu_counted_events_at(&vcpu->pmu, 3) & events);
+	return vcpu->vm->pmu->caps.user_step && (vpmu_counted_events_at(&vcpu->pmu->model, 3) & events);
 }
 
 static enum insn_mode cs_mode(const struct kvm_sregs *s)
@@ -89,7 +91,7 @@ static enum insn_mode cs_mode(const struct kvm_sregs *s)
 static void exact_decode_next(struct vcpu *vcpu, const struct kvm_regs *r,
 			      const struct kvm_sregs *s)
 {
-	struct exact_state *x = &vcpu->exact;
+	struct exact_state *x = vcpu->pmu->exact;
 	struct paging_state ps = sregs_paging(s);
 	enum insn_mode mode = cs_mode(s);
 	uint64_t la = mode == INSN_MODE_64 ? r->rip : s->cs.base + r->rip;
@@ -113,7 +115,7 @@ static void exact_decode_next(struct vcpu *vcpu, const struct kvm_regs *r,
 
 static int exact_set_stepping(struct vcpu *vcpu, bool on)
 {
-	struct exact_state *x = &vcpu->exact;
+	struct exact_state *x = vcpu->pmu->exact;
 	int r;
 
 	if (on && !x->icache) {
@@ -173,16 +175,16 @@ static bool exact_emulate_hlt(struct vcpu *vcpu, struct kvm_regs *r)
 		ev.flags = KVM_VCPUEVENT_VALID_SHADOW;
 		ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &ev);
 	}
-	r->rip += vcpu->exact.insn.len;
+	r->rip += vcpu->pmu->exact->insn.len;
 	if (vcpu_state_changed(vcpu)) {
-		r->rip -= vcpu->exact.insn.len;
+		r->rip -= vcpu->pmu->exact->insn.len;
 		return false;
 	}
 	exact_retire(vcpu, RETIRE_YES);
-	vcpu->exact.pending = false;
-	vcpu->exact.hlts++;
+	vcpu->pmu->exact->pending = false;
+	vcpu->pmu->exact->hlts++;
 	if (!lapic_irr_pending(vcpu) && ioctl(vcpu->fd, KVM_SET_MP_STATE, &mp) < 0 &&
-	    log_first_time(LOG_ONCE_HALT_STATE, vcpu->id))
+	    vcpu_warn_once(vcpu, LOG_ONCE_HALT_STATE))
 		pr_warn("vCPU %d: KVM_SET_MP_STATE(HALTED): %s", vcpu->id, strerror(errno));
 	return true;
 }
@@ -194,16 +196,16 @@ static bool exact_emulate_hlt(struct vcpu *vcpu, struct kvm_regs *r)
  */
 static bool exact_user_lost(struct vcpu *vcpu)
 {
-	if (vcpu->vm->user_step_ok || !(vpmu_counted_events_at(&vcpu->pmu, 3) & EXACT_EVENTS))
+	if (vcpu->vm->pmu->caps.user_step || !(vpmu_counted_events_at(&vcpu->pmu->model, 3) & EXACT_EVENTS))
 		return false;
-	if (!__atomic_exchange_n(&vcpu->vm->user_uncounted_warned, true, __ATOMIC_RELAXED))
+	if (!__atomic_exchange_n(&vcpu->vm->pmu->user_uncounted_warned, true, __ATOMIC_RELAXED))
 		pr_warn("this host cannot single-step user mode (CPL3): user-mode instructions and branches are not counted (see the report's exact.user_runs_uncounted)");
 	return true;
 }
 
-static void exact_before_run(struct vcpu *vcpu)
+static void exact_prepare_step(struct vcpu *vcpu)
 {
-	struct exact_state *x = &vcpu->exact;
+	struct exact_state *x = vcpu->pmu->exact;
 	struct kvm_sregs *s;
 	struct kvm_regs *r;
 	bool want = exact_wanted(vcpu), user_lost = exact_user_lost(vcpu);
@@ -215,7 +217,7 @@ static void exact_before_run(struct vcpu *vcpu)
 	if (want != x->stepping) {
 		err = exact_set_stepping(vcpu, want);
 		if (err) {
-			if (log_first_time(LOG_ONCE_STEP_SWITCH, vcpu->id))
+			if (vcpu_warn_once(vcpu, LOG_ONCE_STEP_SWITCH))
 				pr_warn("vCPU %d: cannot %s single-stepping: %s; retirement events are not counted",
 					vcpu->id, want ? "start" : "stop", strerror(-err));
 			return;
@@ -238,7 +240,7 @@ static void exact_before_run(struct vcpu *vcpu)
 	/* Still inside the same instruction (MSR, I/O, MMIO exit, signal). */
 	if (x->pending && r->rip == x->rip && s->cs.selector == x->cs)
 		return;
-	if (sregs_cpl(s) == 3 && !vcpu->vm->user_step_ok) {
+	if (sregs_cpl(s) == 3 && !vcpu->vm->pmu->caps.user_step) {
 		x->pending = false;
 		return;
 	}
@@ -253,51 +255,39 @@ static void exact_before_run(struct vcpu *vcpu)
 		x->counted = true;
 }
 
-/*
- * One occurrence of `ev` if some counter counts it here.  `counted` is
- * vpmu_counted_events_at() for this CPL, taken once per instruction: the
- * step loop is hot and most events are counted by no counter.
- */
-static void count_one(struct vpmu *pmu, uint32_t counted, enum pmu_arch_event ev,
-		      unsigned int cpl)
+/* The BR_INST_RETIRED events (events.h) one retired branch is. */
+static uint32_t branch_events(uint16_t flags, bool taken)
 {
-	if (counted & (1u << ev))
-		vpmu_count(pmu, ev, 1, cpl);
-}
+	uint32_t ev = 1u << PMU_EV_BRANCHES;
 
-/* BR_INST_RETIRED and its umasks (events.h) for one retired branch. */
-static void exact_count_branch(struct vpmu *pmu, uint32_t counted, uint16_t flags, bool taken,
-			       unsigned int cpl)
-{
-	count_one(pmu, counted, PMU_EV_BRANCHES, cpl);
 	if (flags & INSN_COND) {
-		count_one(pmu, counted, PMU_EV_BR_COND, cpl);
+		ev |= 1u << PMU_EV_BR_COND;
 		if (!taken)
-			count_one(pmu, counted, PMU_EV_BR_NOT_TAKEN, cpl);
+			ev |= 1u << PMU_EV_BR_NOT_TAKEN;
 	}
 	if (flags & INSN_NEAR_CALL)
-		count_one(pmu, counted, PMU_EV_BR_NEAR_CALL, cpl);
+		ev |= 1u << PMU_EV_BR_NEAR_CALL;
 	if (flags & INSN_NEAR_RET)
-		count_one(pmu, counted, PMU_EV_BR_NEAR_RETURN, cpl);
+		ev |= 1u << PMU_EV_BR_NEAR_RETURN;
 	if (flags & INSN_FAR)
-		count_one(pmu, counted, PMU_EV_BR_FAR, cpl);
+		ev |= 1u << PMU_EV_BR_FAR;
 	else if (taken)
-		count_one(pmu, counted, PMU_EV_BR_NEAR_TAKEN, cpl);
+		ev |= 1u << PMU_EV_BR_NEAR_TAKEN;
+	return ev;
 }
 
 /* Adds one retired instruction (and what it implies) at the CPL it ran at. */
 static void exact_retire(struct vcpu *vcpu, enum retire how)
 {
-	struct exact_state *x = &vcpu->exact;
-	struct vpmu *pmu = &vcpu->pmu;
-
-	uint32_t counted = vpmu_counted_events_at(pmu, x->cpl);
+	struct exact_state *x = vcpu->pmu->exact;
+	struct vpmu *pmu = &vcpu->pmu->model;
+	uint32_t events = 1u << PMU_EV_INSTRUCTIONS;
 
 	x->retired++;
 	x->last_rip = x->rip;
-	count_one(pmu, counted, PMU_EV_INSTRUCTIONS, x->cpl);
 	if (x->insn.flags & INSN_BRANCH)
-		exact_count_branch(pmu, counted, x->insn.flags, how == RETIRE_TAKEN, x->cpl);
+		events |= branch_events(x->insn.flags, how == RETIRE_TAKEN);
+	vpmu_count_each(pmu, events, x->cpl);
 	if (cycles_from_model(vcpu)) {
 		const struct pmuvm_config *cfg = vcpu->vm->cfg;
 		/* cycles x 1e3 per instruction, so a --cpi of 0.001 still counts */
@@ -308,9 +298,9 @@ static void exact_retire(struct vcpu *vcpu, enum retire how)
 		core = x->cycle_rem / 1000;
 		x->cycle_rem %= 1000;
 		/* Reference cycles at TSC/--cpu-mhz of those, the remainder carried. */
-		x->ref_rem += core * vcpu->clock.ref_khz;
-		ref = x->ref_rem / vcpu->clock.core_khz;
-		x->ref_rem %= vcpu->clock.core_khz;
+		x->ref_rem += core * x->ref_khz;
+		ref = x->ref_rem / x->core_khz;
+		x->ref_rem %= x->core_khz;
 		vpmu_count(pmu, PMU_EV_CORE_CYCLES, core, x->cpl);
 		vpmu_count(pmu, PMU_EV_REF_CYCLES, ref, x->cpl);
 	}
@@ -324,12 +314,12 @@ static void exact_retire(struct vcpu *vcpu, enum retire how)
  * instruction nor an event frame explains; counted in the report
  * (exact.handler_runs_uncounted) and said once.
  */
-void exact_handler_unstepped(struct vcpu *vcpu)
+static void exact_handler_unstepped(struct vcpu *vcpu)
 {
-	if (!vcpu->exact.stepping || vcpu->vm->handler_step_ok)
+	if (!vcpu->pmu->exact || !vcpu->pmu->exact->stepping || vcpu->vm->pmu->caps.handler_step)
 		return;
-	vcpu->exact.handler_runs_uncounted++;
-	if (!__atomic_exchange_n(&vcpu->vm->handler_uncounted_warned, true, __ATOMIC_RELAXED))
+	vcpu->pmu->exact->handler_runs_uncounted++;
+	if (!__atomic_exchange_n(&vcpu->vm->pmu->handler_uncounted_warned, true, __ATOMIC_RELAXED))
 		pr_warn("this host's single-step does not follow events into their handlers: instructions and branches of handlers entered while counting are not counted (see the report's exact.handler_runs_uncounted)");
 }
 
@@ -345,7 +335,7 @@ void exact_handler_unstepped(struct vcpu *vcpu)
 static void exact_catch_up(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t from,
 			   uint64_t to)
 {
-	struct exact_state *x = &vcpu->exact;
+	struct exact_state *x = vcpu->pmu->exact;
 	struct paging_state ps = sregs_paging(s);
 	struct insn in;
 	unsigned int n;
@@ -366,7 +356,7 @@ static void exact_catch_up(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_
 	}
 	if (from != to) {
 		x->lost++;
-		if (log_first_time(LOG_ONCE_STEP_LOST, vcpu->id))
+		if (vcpu_warn_once(vcpu, LOG_ONCE_STEP_LOST))
 			pr_warn("vCPU %d: a single step from %#llx ran to %#llx; the instructions in between are not counted",
 				vcpu->id, (unsigned long long)from, (unsigned long long)to);
 	}
@@ -388,7 +378,7 @@ static uint64_t gate_target(const uint8_t *idt, unsigned int i)
 
 static void exact_catch_up_event(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t to)
 {
-	struct exact_state *x = &vcpu->exact;
+	struct exact_state *x = vcpu->pmu->exact;
 	struct paging_state ps = sregs_paging(s);
 	unsigned int n = (s->idt.limit + 1u) / IDT_GATE64_SIZE, i;
 	struct insn in;
@@ -428,12 +418,12 @@ static void exact_rdpmc_fixup(struct vcpu *vcpu, struct kvm_regs *r)
 {
 	uint64_t val;
 
-	if (vpmu_rdpmc(&vcpu->pmu, (uint32_t)r->rcx, &val))
+	if (vpmu_rdpmc(&vcpu->pmu->model, (uint32_t)r->rcx, &val))
 		return;
 	r->rax = (uint32_t)val;
 	r->rdx = val >> 32;
 	if (vcpu_state_changed(vcpu) == 0)
-		vcpu->exact.rdpmc_fixed++;
+		vcpu->pmu->exact->rdpmc_fixed++;
 }
 
 static bool is_step_exit(const struct vcpu *vcpu)
@@ -446,15 +436,14 @@ static bool is_step_exit(const struct vcpu *vcpu)
 		 !(run->debug.arch.dr6 & (1u << 14)));
 }
 
-static void exact_after_run(struct vcpu *vcpu, unsigned int cpl)
+static void exact_count_step(struct vcpu *vcpu)
 {
-	struct exact_state *x = &vcpu->exact;
+	struct exact_state *x = vcpu->pmu->exact;
 	struct step_result res = { 0 };
 	struct kvm_sregs *s;
 	struct kvm_regs *r;
 	enum retire how;
 
-	(void)cpl;
 	if (x->stepping && bench_raw_step(vcpu)) {
 		x->steps += is_step_exit(vcpu);
 		return;
@@ -486,7 +475,7 @@ static void exact_after_run(struct vcpu *vcpu, unsigned int cpl)
 		x->pending = x->pending && r->rip == x->rip;
 		return;
 	}
-	if ((x->insn.flags & INSN_RDPMC) && vcpu->vm->rdpmc_by_kvm)
+	if ((x->insn.flags & INSN_RDPMC) && vcpu->vm->pmu->caps.rdpmc_by_kvm)
 		exact_rdpmc_fixup(vcpu, r);
 	if (!x->counted)
 		exact_retire(vcpu, how);
@@ -494,69 +483,116 @@ static void exact_after_run(struct vcpu *vcpu, unsigned int cpl)
 	x->rearm = (x->insn.flags & INSN_LOADS_RFLAGS) != 0;
 	if (!x->iret_frame[0])
 		return;
-	if ((x->iret_frame[1] & 3) == 3 && !vcpu->vm->user_step_ok) {
+	if ((x->iret_frame[1] & 3) == 3 && !vcpu->vm->pmu->caps.user_step) {
 		/* It runs free until it comes back. */
 		x->user_runs_uncounted += exact_user_lost(vcpu);
 	} else if (r->rip != x->iret_frame[0] && x->cpl == sregs_cpl(s))
 		exact_catch_up(vcpu, s, x->iret_frame[0], r->rip);
 }
 
-int exact_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t data)
+/*
+ * What PEBS needs from this source (pmu/vcpu_pmu.h): the eventing IP, and
+ * whether a WRMSR counted at its MSR exit is still to complete.
+ */
+static void exact_publish(struct vcpu *vcpu)
 {
-	struct exact_state *x = &vcpu->exact;
-	uint64_t cycle_rem = x->cycle_rem, ref_rem = x->ref_rem;
-	struct vpmu before;
-	int gp;
+	const struct exact_state *x = vcpu->pmu->exact;
+	struct vcpu_pmu *p = vcpu->pmu;
 
-	if (!x->stepping || !x->pending || x->counted || !(x->insn.flags & INSN_WRMSR))
-		return vpmu_wrmsr(&vcpu->pmu, msr, data);
-	/*
-	 * Hardware counts a WRMSR with the counter state before its write: the
-	 * one that enables counting is not counted, the one that disables it
-	 * is.  Count first; undo if the write #GPs (a
-	 * faulting instruction does not retire).
-	 */
-	before = vcpu->pmu;
-	exact_retire(vcpu, RETIRE_YES);
-	gp = vpmu_wrmsr(&vcpu->pmu, msr, data);
-	if (gp) {
-		vcpu->pmu = before;
-		x->cycle_rem = cycle_rem;
-		x->ref_rem = ref_rem;
-		x->retired--;
-		return gp;
-	}
-	x->counted = true;
-	return 0;
+	p->eventing_ip_valid = x->stepping && x->retired;
+	p->eventing_ip = x->last_rip;
+	p->retire_pending = x->stepping && x->pending && x->counted;
 }
 
-void exact_emulated_retire(struct vcpu *vcpu, uint64_t rip, unsigned int cpl)
+static void exact_before_run(struct vcpu *vcpu)
 {
-	struct exact_state *x = &vcpu->exact;
+	exact_prepare_step(vcpu);
+	exact_publish(vcpu);
+}
+
+static void exact_after_run(struct vcpu *vcpu)
+{
+	exact_count_step(vcpu);
+	exact_publish(vcpu);
+}
+
+/*
+ * The stepped WRMSR of a PMU MSR passed its checks: hardware counts it with
+ * the counter state before its write (the one that enables counting is not
+ * counted, the one that disables it is). A WRMSR that #GPs never gets
+ * here: a faulting instruction does not retire.
+ */
+static void exact_wrmsr_retires(struct vcpu *vcpu)
+{
+	struct exact_state *x = vcpu->pmu->exact;
+
+	if (!x->stepping || !x->pending || x->counted || !(x->insn.flags & INSN_WRMSR))
+		return;
+	exact_retire(vcpu, RETIRE_YES);
+	x->counted = true;
+	exact_publish(vcpu);
+}
+
+static void exact_emulated_retire(struct vcpu *vcpu, uint64_t rip, unsigned int cpl)
+{
+	struct exact_state *x = vcpu->pmu->exact;
 
 	if (!x->stepping || !x->pending || x->rip != rip)
 		return;
 	x->cpl = cpl;
 	exact_retire(vcpu, RETIRE_YES);
 	x->pending = false;
+	exact_publish(vcpu);
 }
 
-bool exact_debug_exit(struct vcpu *vcpu)
+static bool exact_debug_exit(struct vcpu *vcpu)
 {
-	return vcpu->exact.stepping && is_step_exit(vcpu);
+	return vcpu->pmu->exact->stepping && is_step_exit(vcpu);
 }
 
-void exact_vcpu_free(struct vcpu *vcpu)
+static int exact_vcpu_init(struct vcpu *vcpu)
 {
-	free(vcpu->exact.icache);
-	free(vcpu->exact.idt_copy);
-	vcpu->exact.icache = NULL;
-	vcpu->exact.idt_copy = NULL;
+	const struct pmuvm_config *cfg = vcpu->vm->cfg;
+	struct exact_state *x;
+
+	if (!exact_events(cfg))
+		return VCPU_FEATURE_OFF;
+	x = calloc(1, sizeof(*x));
+	if (!x) {
+		pr_err("out of memory");
+		return PMUVM_EXIT_HOST_ERROR;
+	}
+	x->ref_khz = vcpu->vm->tsc_khz;
+	x->core_khz = cfg->cpu_khz ? cfg->cpu_khz : vcpu->vm->tsc_khz;
+	vcpu->pmu->exact = x;
+	return 0;
 }
 
-const struct pmu_source_ops pmu_exact_source = {
+static void exact_vcpu_exit(struct vcpu *vcpu)
+{
+	struct exact_state *x = vcpu->pmu->exact;
+
+	if (!x)
+		return;
+	free(x->icache);
+	free(x->idt_copy);
+	free(x);
+	vcpu->pmu->exact = NULL;
+}
+
+const struct pmu_source_ops exact_source = {
 	.name = "exact",
 	.events = exact_events,
+	.wrmsr_retires = exact_wrmsr_retires,
+	.emulated_retire = exact_emulated_retire,
+	.pmi_delivered = exact_handler_unstepped,
+};
+
+const struct vcpu_feature exact_feature = {
+	.name = "exact",
+	.vcpu_init = exact_vcpu_init,
+	.vcpu_exit = exact_vcpu_exit,
 	.before_run = exact_before_run,
 	.after_run = exact_after_run,
+	.debug_exit = exact_debug_exit,
 };

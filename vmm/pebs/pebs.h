@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "mem/pagewalk.h"
-#include "vpmu/vpmu.h"
+#include "model/vpmu.h"
 
 /* General-purpose registers in the architectural encoding order. */
 enum pebs_gpr {
@@ -103,5 +103,9 @@ enum pebs_result pebs_assist(struct vpmu *pmu, const struct guest_mem *mem,
 
 /* True if an assist for the armed counters would write the XMM group. */
 bool pebs_wants_xmm(const struct vpmu *pmu);
+
+struct vcpu_feature;
+/* The assist after every exit (assist.c). */
+extern const struct vcpu_feature pebs_feature;
 
 #endif

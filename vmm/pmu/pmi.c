@@ -18,9 +18,11 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "kvm/vcpu.h"
+#include "machine/vm.h"
 #include "log.h"
 #include "pmu/pmi.h"
+#include "pmu/source.h"
+#include "pmu/vcpu_pmu.h"
 
 #define MSI_ADDR_BASE		0xfee00000u
 
@@ -66,6 +68,7 @@ static int pmi_set_lvtpc_x2apic(struct vcpu *vcpu, uint32_t lvtpc)
 void pmi_deliver(struct vcpu *vcpu)
 {
 	struct kvm_lapic_state lapic;
+	unsigned int i;
 	uint32_t lvtpc;
 	int r = 0;
 
@@ -75,20 +78,20 @@ void pmi_deliver(struct vcpu *vcpu)
 	}
 	lvtpc = lapic_reg(&lapic, APIC_LVTPC_OFFSET);
 	if (lvtpc & APIC_LVT_MASKED) {
-		vcpu->pmis_masked++;
+		vcpu->pmu->pmis_masked++;
 		return;
 	}
 	switch (lvtpc & APIC_LVT_DM) {
 	case APIC_LVT_DM_NMI:
 		r = ioctl(vcpu->fd, KVM_NMI) < 0 ? -errno : 0;
-		vcpu->pmis_nmi++;
+		vcpu->pmu->pmis_nmi++;
 		break;
 	case APIC_LVT_DM_FIXED:
 		r = pmi_inject_fixed(vcpu, lvtpc & APIC_LVT_VECTOR);
 		break;
 	default:
 		/* SMI, INIT and ExtINT are not valid for this LVT (SDM fig. 10-8). */
-		if (log_first_time(LOG_ONCE_LVTPC_MODE, vcpu->id))
+		if (vcpu_warn_once(vcpu, LOG_ONCE_LVTPC_MODE))
 			pr_warn("vCPU %d: LVTPC delivery mode %u unsupported; PMIs dropped",
 				vcpu->id, (lvtpc & APIC_LVT_DM) >> APIC_LVT_DM_SHIFT);
 		return;
@@ -97,8 +100,10 @@ void pmi_deliver(struct vcpu *vcpu)
 		pr_warn("vCPU %d: PMI injection failed: %s", vcpu->id, strerror(-r));
 		return;
 	}
-	vcpu->pmis_delivered++;
-	exact_handler_unstepped(vcpu);
+	vcpu->pmu->pmis_delivered++;
+	for_each_pmu_source(vcpu, i)
+		if (pmu_sources[i]->pmi_delivered)
+			pmu_sources[i]->pmi_delivered(vcpu);
 	if (pmi_set_lvtpc_x2apic(vcpu, lvtpc | APIC_LVT_MASKED) == 0)
 		return;
 	/* Re-read: the injection changed IRR, which SET_LAPIC must not undo. */

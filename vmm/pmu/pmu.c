@@ -1,184 +1,221 @@
+/*
+ * The PMU feature: gives every vCPU a PMU model, routes the model's MSRs to
+ * it (the KVM MSR filter is built from the model's own MSR list), sets the
+ * PMU's CPUID leaves, and delivers the PMIs the model requests before the
+ * next KVM_RUN. At start-up it also keeps KVM's own vPMU out of the way and
+ * probes what this host's KVM does (the counting sources choose their paths
+ * from that: README, "Per host kind").
+ */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
 #include "exitcode.h"
 #include "kvm/kvm.h"
-#include "kvm/vcpu.h"
+#include "kvm/msr-filter.h"
+#include "kvm/probe.h"
 #include "log.h"
-#include "pmu/pebs.h"
+#include "machine/cpuid.h"
+#include "machine/vm.h"
+#include "pmu/cpuid.h"
 #include "pmu/pmi.h"
 #include "pmu/pmu.h"
-#include "pmu/profile.h"
-#include "pmu/rdpmc.h"
+#include "pmu/source.h"
+#include "pmu/vcpu_pmu.h"
 
-/* The active counting sources, in the order they are run. */
-static const struct pmu_source_ops *const pmu_sources[] = {
-	&pmu_clock_source,
-	&pmu_exact_source,
-};
-
-#define NR_SOURCES (sizeof(pmu_sources) / sizeof(pmu_sources[0]))
-
-/* Iterates over the sources active on `vcpu`. */
-#define for_each_source(vcpu, i)					\
-	for ((i) = 0; (i) < NR_SOURCES; (i)++)				\
-		if ((vcpu)->sources & (1u << (i)))
+#define CPUID_LEAF_PMU_EXT	0x23	/* architectural perfmon extension (spec 1.3) */
 
 uint32_t pmu_available_events(const struct pmuvm_config *cfg)
 {
 	uint32_t ev = 0;
-	size_t i;
+	unsigned int i;
 
-	for (i = 0; i < NR_SOURCES; i++)
+	for (i = 0; i < pmu_nr_sources; i++)
 		ev |= pmu_sources[i]->events(cfg);
 	return ev;
 }
 
-int pmu_vm_init(struct vm *vm)
+/*
+ * KVM's own vPMU must stay out of the way: where the host has a PMU it would
+ * answer the guest's RDPMC (SVM and VMX intercept RDPMC and emulate it from
+ * KVM's counters, which pmuvm never programs: 0). KVM_PMU_CAP_DISABLE
+ * (Documentation/virt/kvm/api.rst, KVM_CAP_PMU_CAPABILITY) turns it off for
+ * this VM, so RDPMC takes the #GP that pmuvm completes (rdpmc.c). It must
+ * come before the first vCPU. Without it pmuvm still runs: the RDPMC probe
+ * then tells what the guest's RDPMC gets.
+ */
+static bool pmu_disable_kvm_vpmu(struct vm *vm)
 {
+	struct kvm_enable_cap cap = {
+		.cap = KVM_CAP_PMU_CAPABILITY,
+		.args[0] = KVM_PMU_CAP_DISABLE,
+	};
+
+	if (!(kvm_cap(vm->vm_fd, KVM_CAP_PMU_CAPABILITY) & KVM_PMU_CAP_DISABLE))
+		return false;
+	if (ioctl(vm->vm_fd, KVM_ENABLE_CAP, &cap) < 0) {
+		pr_warn("cannot disable KVM's own vPMU (KVM_CAP_PMU_CAPABILITY): %s",
+			strerror(errno));
+		return false;
+	}
+	pr_info("KVM's own vPMU disabled for this VM (KVM_PMU_CAP_DISABLE)");
+	return true;
+}
+
+static void pmu_probe_host(struct vm *vm)
+{
+	struct pmu_host_caps *caps = &vm->pmu->caps;
 	int r;
 
 	if (vm->cfg->pmu.version) {
-		r = exact_probe_rdpmc(vm->kvm_fd, &vm->rdpmc_by_kvm);
+		r = kvm_probe_rdpmc(vm->kvm_fd, &caps->rdpmc_by_kvm);
 		if (r)
 			pr_info("RDPMC probe failed (%s): assuming guest RDPMC reaches pmuvm",
 				strerror(-r));
-		pr_info("RDPMC: %s", vm->rdpmc_by_kvm ?
+		pr_info("RDPMC: %s", caps->rdpmc_by_kvm ?
 			"this host's KVM answers it from its own vPMU (0): pmuvm's counters reach the guest's RDPMC only while it single-steps" :
 			"a guest RDPMC reaches pmuvm (as a #GP it completes)");
 	}
 	if (!(pmu_available_events(vm->cfg) & ((1u << PMU_EV_INSTRUCTIONS) | (1u << PMU_EV_BRANCHES))))
-		return 0;
-	r = exact_probe_user_step(vm->kvm_fd, &vm->user_step_ok);
+		return;
+	r = kvm_probe_user_step(vm->kvm_fd, &caps->user_step);
 	if (r)
 		pr_info("user-mode single-step probe failed (%s): assuming CPL3 cannot be stepped",
 			strerror(-r));
 	pr_info("exact counting: this host %s single-step user mode (CPL3)",
-		vm->user_step_ok ? "can" : "cannot");
-	r = exact_probe_handler_step(vm->kvm_fd, &vm->handler_step_ok);
+		caps->user_step ? "can" : "cannot");
+	r = kvm_probe_handler_step(vm->kvm_fd, &caps->handler_step);
 	if (r)
 		pr_info("handler single-step probe failed (%s): assuming it does not step into handlers",
 			strerror(-r));
 	pr_info("exact counting: single-stepping %s events into their handlers%s",
-		vm->handler_step_ok ? "follows" : "does not follow",
-		vm->handler_step_ok ? "" : " (handlers entered while stepping are not counted)");
-	return 0;
+		caps->handler_step ? "follows" : "does not follow",
+		caps->handler_step ? "" : " (handlers entered while stepping are not counted)");
 }
 
-int pmu_vcpu_init(struct vcpu *vcpu)
+static bool pmu_msr_is_mine(const void *ctx, uint32_t msr)
 {
-	struct vm *vm = vcpu->vm;
-	long khz;
+	return vpmu_msr_is_pmu(ctx, msr);
+}
 
-	vpmu_init(&vcpu->pmu, &vm->cfg->pmu);
-	for (size_t i = 0; i < NR_SOURCES; i++)
-		if (pmu_sources[i]->events(vm->cfg))
-			vcpu->sources |= 1u << i;
-	if (vm->cfg->event_filter_path)
-		vpmu_set_filter(&vcpu->pmu, &vm->cfg->event_filter);
+static int pmu_vm_init(struct vm *vm)
+{
+	uint32_t first, last;
 
-	khz = ioctl(vcpu->fd, KVM_GET_TSC_KHZ, 0);
-	if (khz <= 0) {
-		pr_err("KVM_GET_TSC_KHZ: %s", khz < 0 ? strerror(errno) : "returned 0");
+	vm->pmu = calloc(1, sizeof(*vm->pmu));
+	if (!vm->pmu) {
+		pr_err("out of memory");
+		return PMUVM_EXIT_HOST_ERROR;
+	}
+	vm->pmu->caps.kvm_vpmu_disabled = pmu_disable_kvm_vpmu(vm);
+	vpmu_msr_span(&vm->cfg->pmu, &first, &last);
+	if (kvm_msr_filter_install(vm->vm_fd, first, last, pmu_msr_is_mine, &vm->cfg->pmu))
 		return PMUVM_EXIT_NO_KVM;
-	}
-	vm->tsc_khz = (uint64_t)khz;
-	vcpu->clock.ref_khz = (uint64_t)khz;
-	vcpu->clock.core_khz = vm->cfg->cpu_khz ? vm->cfg->cpu_khz : (uint64_t)khz;
-
-	/* The CPL of every exit comes with kvm_run instead of a KVM_GET_SREGS. */
-	if (kvm_cap(vm->vm_fd, KVM_CAP_SYNC_REGS) & KVM_SYNC_X86_SREGS) {
-		vcpu->run->kvm_valid_regs = KVM_SYNC_X86_SREGS | KVM_SYNC_X86_REGS;
-		vcpu->sync_sregs = true;
-	}
+	pmu_probe_host(vm);
 	return 0;
 }
 
-void pmu_vcpu_exit(struct vcpu *vcpu)
+static void pmu_vm_exit(struct vm *vm)
 {
-	profile_free(vcpu);
-	exact_vcpu_free(vcpu);
+	free(vm->pmu);
+	vm->pmu = NULL;
 }
 
-int pmu_vcpu_thread_start(struct vcpu *vcpu)
+static int pmu_vcpu_init(struct vcpu *vcpu)
 {
-	size_t i;
-	int r;
+	const struct pmuvm_config *cfg = vcpu->vm->cfg;
+	struct vcpu_pmu *p = calloc(1, sizeof(*p));
+	unsigned int i;
 
-	for_each_source(vcpu, i) {
-		if (!pmu_sources[i]->thread_start)
-			continue;
-		r = pmu_sources[i]->thread_start(vcpu);
-		if (r)
-			return r;
+	if (!p) {
+		pr_err("out of memory");
+		return PMUVM_EXIT_HOST_ERROR;
 	}
+	vcpu->pmu = p;
+	vpmu_init(&p->model, &cfg->pmu);
+	for (i = 0; i < pmu_nr_sources; i++)
+		if (pmu_sources[i]->events(cfg))
+			p->sources |= 1u << i;
+	if (cfg->event_filter_path)
+		vpmu_set_filter(&p->model, &cfg->event_filter);
 	return 0;
 }
 
-void pmu_vcpu_thread_stop(struct vcpu *vcpu)
+static void pmu_vcpu_exit(struct vcpu *vcpu)
 {
-	size_t i;
-
-	for (i = NR_SOURCES; i-- > 0;)
-		if ((vcpu->sources & (1u << i)) && pmu_sources[i]->thread_stop)
-			pmu_sources[i]->thread_stop(vcpu);
+	free(vcpu->pmu);
+	vcpu->pmu = NULL;
 }
 
-void pmu_before_run(struct vcpu *vcpu)
+/*
+ * All PMU policy in one place: leaf 0xA, the PDCM/DS/DTES64 bits of leaf 1
+ * and the absent extension leaf 0x23 come from pmuvm's PMU configuration,
+ * never from the host (KVM reports leaf 0xA as zero when it has no vPMU).
+ */
+static void pmu_cpuid(struct vcpu *vcpu, struct kvm_cpuid2 *c)
 {
-	size_t i;
+	const struct vpmu_config *pc = &vcpu->vm->cfg->pmu;
+	struct kvm_cpuid_entry2 *e;
+	uint32_t i;
 
-	if (vpmu_take_pmi(&vcpu->pmu))
+	e = cpuid_add(c, CPUID_LEAF_PMU);
+	vpmu_cpuid_0a(pc, &e->eax, &e->ebx, &e->ecx, &e->edx);
+	e = cpuid_find(c, 1, 0);
+	if (e)
+		vpmu_cpuid_01(pc, &e->ecx, &e->edx);
+	for (i = 0; i < c->nent; i++)
+		if (c->entries[i].function == CPUID_LEAF_PMU_EXT)
+			c->entries[i].eax = c->entries[i].ebx = c->entries[i].ecx =
+				c->entries[i].edx = 0;
+}
+
+static void pmu_before_run(struct vcpu *vcpu)
+{
+	if (vpmu_take_pmi(&vcpu->pmu->model))
 		pmi_deliver(vcpu);
-	rdpmc_before_run(vcpu);
-	for_each_source(vcpu, i)
-		pmu_sources[i]->before_run(vcpu);
 }
 
-
-void pmu_after_run(struct vcpu *vcpu)
+/* The CPL every later feature counts at; it only matters while something counts. */
+static void pmu_after_run(struct vcpu *vcpu)
 {
-	unsigned int cpl = 0;
-	uint64_t ovf;
-	size_t i;
+	struct vcpu_pmu *p = vcpu->pmu;
 
-	/* The CPL only matters while something counts. */
-	if (vpmu_counted_events(&vcpu->pmu))
-		cpl = vcpu_cpl(vcpu);
-	for_each_source(vcpu, i)
-		pmu_sources[i]->after_run(vcpu, cpl);
-	pmu_pebs_after_run(vcpu);
-	ovf = vpmu_take_overflows(&vcpu->pmu);
-	if (ovf)
-		profile_record(vcpu, ovf);
+	p->cpl = vpmu_counted_events(&p->model) ? vcpu_cpl(vcpu) : 0;
 }
 
-int pmu_rdmsr(struct vcpu *vcpu, uint32_t msr, uint64_t *data)
+/*
+ * Every MSR the filter routes here is the model's. A write is checked,
+ * then the counting sources count the WRMSR itself with the counters as
+ * they were (the one that enables counting is not counted, the one that
+ * disables it is), then it is committed.
+ */
+static int pmu_msr(struct vcpu *vcpu, uint32_t index, bool is_write, uint64_t *data)
 {
-	return vpmu_rdmsr(&vcpu->pmu, msr, data);
-}
+	struct vcpu_pmu *p = vcpu->pmu;
+	unsigned int i;
+	int gp;
 
-int pmu_wrmsr(struct vcpu *vcpu, uint32_t msr, uint64_t data)
-{
-	return exact_wrmsr(vcpu, msr, data);
-}
-
-int pmu_debug_exit(struct vcpu *vcpu)
-{
-	int r;
-
-	if (rdpmc_debug_exit(vcpu) || exact_debug_exit(vcpu))
-		return 0;
-	r = guest_debug_stray_exit(vcpu);
-	if (r == 0)
-		return 0;
-	pr_err("vCPU %d: debug exit pmuvm could not pass on (%s; exception %u, pc %#llx, dr6 %#llx, dr7 %#llx)",
-	       vcpu->id, strerror(-r), vcpu->run->debug.arch.exception,
-	       (unsigned long long)vcpu->run->debug.arch.pc,
-	       (unsigned long long)vcpu->run->debug.arch.dr6,
-	       (unsigned long long)vcpu->run->debug.arch.dr7);
-	vcpu_dump_regs(vcpu);
-	vm_stop(vcpu->vm, VM_STOP_KVM_ERROR, PMUVM_EXIT_KVM_ERROR);
+	if (!is_write)
+		return vpmu_rdmsr(&p->model, index, data);
+	gp = vpmu_wrmsr_check(&p->model, index, *data);
+	if (gp)
+		return gp;
+	for_each_pmu_source(vcpu, i)
+		if (pmu_sources[i]->wrmsr_retires)
+			pmu_sources[i]->wrmsr_retires(vcpu);
+	vpmu_wrmsr_commit(&p->model, index, *data);
 	return 0;
 }
+
+const struct vcpu_feature pmu_feature = {
+	.name = "pmu",
+	.vm_init = pmu_vm_init,
+	.vm_exit = pmu_vm_exit,
+	.vcpu_init = pmu_vcpu_init,
+	.vcpu_exit = pmu_vcpu_exit,
+	.cpuid = pmu_cpuid,
+	.before_run = pmu_before_run,
+	.after_run = pmu_after_run,
+	.msr = pmu_msr,
+};

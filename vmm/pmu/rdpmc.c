@@ -2,7 +2,7 @@
  * RDPMC for unmodified guests.  KVM without a vPMU of its own
  * turns every guest RDPMC into a #GP inside the guest, with no exit
  * (README, "Where counts come from"; a KVM that answers RDPMC itself is
- * found by exact/probe.c).  So pmuvm keeps an instruction
+ * found by kvm/probe.c).  So pmuvm keeps an instruction
  * breakpoint on the guest's #GP handler (IDT vector 13): when a #GP is
  * delivered the vCPU exits there with the exception frame on its stack
  * ([error code,] RIP, CS, RFLAGS, RSP, SS: SDM vol. 3A 6.14.2).  If the
@@ -23,11 +23,13 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
-#include "exact/exact.h"
-#include "kvm/vcpu.h"
 #include "log.h"
+#include "machine/vm.h"
 #include "mem/pagewalk.h"
+#include "pmu/pmu.h"
 #include "pmu/rdpmc.h"
+#include "pmu/source.h"
+#include "pmu/vcpu_pmu.h"
 
 #define VEC_GP			13
 #define DR6_B0			(1ULL << 0)
@@ -58,9 +60,9 @@ static uint64_t gp_handler(struct vcpu *vcpu, const struct kvm_sregs *s)
 	return idt_gate64_target(g);
 }
 
-void rdpmc_before_run(struct vcpu *vcpu)
+static void rdpmc_before_run(struct vcpu *vcpu)
 {
-	struct rdpmc_state *st = &vcpu->rdpmc;
+	struct rdpmc_state *st = &vcpu->pmu->rdpmc;
 	struct kvm_sregs *s;
 	struct kvm_regs *r;
 	uint64_t h;
@@ -78,7 +80,7 @@ void rdpmc_before_run(struct vcpu *vcpu)
 	vcpu->dbg.bp = h != 0;
 	vcpu->dbg.bp_addr = h;
 	err = guest_debug_apply(vcpu);
-	if (err && log_first_time(LOG_ONCE_RDPMC_BP_SET, vcpu->id))
+	if (err && vcpu_warn_once(vcpu, LOG_ONCE_RDPMC_BP_SET))
 		pr_warn("vCPU %d: cannot set the RDPMC breakpoint: %s; guest RDPMC will #GP",
 			vcpu->id, strerror(-err));
 }
@@ -120,7 +122,7 @@ static int rdpmc_complete(struct vcpu *vcpu, struct kvm_regs *r, struct kvm_sreg
 			  const struct gp_frame *f)
 {
 	struct paging_state ps = sregs_paging(s);
-	unsigned int cpl = f->cs & 3;
+	unsigned int cpl = f->cs & 3, i;
 	struct kvm_segment cs = s->cs, ss = s->ss;
 	uint8_t insn[2];
 	uint64_t val;
@@ -131,7 +133,7 @@ static int rdpmc_complete(struct vcpu *vcpu, struct kvm_regs *r, struct kvm_sreg
 		return -EINVAL;
 	if (cpl > 0 && !(s->cr4 & X86_CR4_PCE))
 		return -EINVAL;		/* the #GP is real (SDM vol. 2 RDPMC) */
-	if (vpmu_rdpmc(&vcpu->pmu, (uint32_t)r->rcx, &val))
+	if (vpmu_rdpmc(&vcpu->pmu->model, (uint32_t)r->rcx, &val))
 		return -EINVAL;
 	if ((f->cs & 0xffff) != s->cs.selector &&
 	    load_segment(vcpu, s, (uint16_t)f->cs, &cs))
@@ -152,12 +154,14 @@ static int rdpmc_complete(struct vcpu *vcpu, struct kvm_regs *r, struct kvm_sreg
 	r->rflags = f->rflags;
 	if (vcpu_state_changed(vcpu))
 		return -EIO;
-	exact_emulated_retire(vcpu, f->rip, cpl);
-	vcpu->rdpmc.emulated++;
+	for_each_pmu_source(vcpu, i)
+		if (pmu_sources[i]->emulated_retire)
+			pmu_sources[i]->emulated_retire(vcpu, f->rip, cpl);
+	vcpu->pmu->rdpmc.emulated++;
 	return 0;
 }
 
-bool rdpmc_debug_exit(struct vcpu *vcpu)
+static bool rdpmc_debug_exit(struct vcpu *vcpu)
 {
 	const struct kvm_debug_exit_arch *d = &vcpu->run->debug.arch;
 	struct paging_state ps;
@@ -169,9 +173,9 @@ bool rdpmc_debug_exit(struct vcpu *vcpu)
 		/* The step past the guest's #GP handler entry: breakpoint back. */
 		vcpu->dbg.step_once = false;
 		vcpu->dbg.bp = true;
-		if (guest_debug_apply(vcpu) && log_first_time(LOG_ONCE_RDPMC_BP_RESTORE, vcpu->id))
+		if (guest_debug_apply(vcpu) && vcpu_warn_once(vcpu, LOG_ONCE_RDPMC_BP_RESTORE))
 			pr_warn("vCPU %d: cannot restore the RDPMC breakpoint", vcpu->id);
-		return !vcpu->exact.stepping;	/* a stepped vCPU counts this step too */
+		return !vcpu->dbg.step;	/* a stepped vCPU counts this step too */
 	}
 	if (!vcpu->dbg.applied_bp || d->pc != vcpu->dbg.applied_addr || !(d->dr6 & DR6_B0))
 		return false;
@@ -185,7 +189,19 @@ bool rdpmc_debug_exit(struct vcpu *vcpu)
 		vcpu->dbg.step_once = true;
 		if (guest_debug_apply(vcpu))
 			vcpu->dbg.step_once = false;
-		vcpu->rdpmc.passed_on++;
+		vcpu->pmu->rdpmc.passed_on++;
 	}
 	return true;
 }
+
+static int rdpmc_vcpu_init(struct vcpu *vcpu)
+{
+	return vcpu->vm->cfg->pmu.version ? 0 : VCPU_FEATURE_OFF;
+}
+
+const struct vcpu_feature pmu_rdpmc_feature = {
+	.name = "rdpmc",
+	.vcpu_init = rdpmc_vcpu_init,
+	.before_run = rdpmc_before_run,
+	.debug_exit = rdpmc_debug_exit,
+};

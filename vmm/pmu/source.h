@@ -1,8 +1,10 @@
 /*
- * Counting sources: where event counts come from.  Each source produces some
- * architectural events and hooks into the run loop.  The clock source counts
- * cycles from the CPU time a vCPU spends in guest mode; the exact source
- * (single-stepping, vmm/exact) counts retired instructions and branches.
+ * Counting sources: where event counts come from. Each source produces some
+ * architectural events and is a vCPU feature of its own (its run-loop
+ * hooks); the PMU layer asks it only what is listed here. The clock source
+ * (vmm/clock) counts cycles from the CPU time a vCPU spends in guest mode;
+ * the exact source (vmm/exact) single-steps and counts retired instructions
+ * and branches. The board (vmm/board.c) lists them.
  */
 #ifndef PMUVM_SOURCE_H
 #define PMUVM_SOURCE_H
@@ -17,25 +19,24 @@ struct pmu_source_ops {
 	const char *name;
 	/* Events produced under this configuration (bits of enum pmu_arch_event); 0: inactive. */
 	uint32_t (*events)(const struct pmuvm_config *cfg);
-	int (*thread_start)(struct vcpu *vcpu);
-	void (*thread_stop)(struct vcpu *vcpu);
-	void (*before_run)(struct vcpu *vcpu);	/* schedule the next overflow */
-	void (*after_run)(struct vcpu *vcpu, unsigned int cpl);	/* count what ran */
+	/*
+	 * Optional. A WRMSR of a PMU MSR passed its checks and is about to be
+	 * committed: hardware counts it with the counters as they were before.
+	 */
+	void (*wrmsr_retires)(struct vcpu *vcpu);
+	/* Optional. pmuvm completed the instruction at `rip` itself (RDPMC) at `cpl`. */
+	void (*emulated_retire)(struct vcpu *vcpu, uint64_t rip, unsigned int cpl);
+	/* Optional. A PMI was injected: its handler is about to run. */
+	void (*pmi_delivered)(struct vcpu *vcpu);
 };
 
-extern const struct pmu_source_ops pmu_clock_source;
-extern const struct pmu_source_ops pmu_exact_source;
+/* The board's sources, in order (vmm/board.c). */
+extern const struct pmu_source_ops *const pmu_sources[];
+extern const unsigned int pmu_nr_sources;
 
-/* Per-vCPU state of the clock source. */
-struct pmu_clock {
-	uint64_t core_khz, ref_khz;
-	uint64_t run_start_ns;		/* thread CPU time when KVM_RUN was entered */
-	uint64_t cpl_sample_due;	/* thread CPU time of the next CPL sample (clock.c) */
-	uint64_t core_rem, ref_rem;	/* sub-cycle remainders (ns x kHz units) */
-	bool timer_created, timer_armed;
-	void *timer;			/* timer_t */
-	bool timing;			/* a cycle event counts: this KVM_RUN is timed */
-	uint64_t guest_ns;		/* CPU time in KVM_RUN while cycles counted (report) */
-};
+/* Iterates over the sources active on `vcpu`. */
+#define for_each_pmu_source(vcpu, i)					\
+	for ((i) = 0; (i) < pmu_nr_sources; (i)++)			\
+		if ((vcpu)->pmu->sources & (1u << (i)))
 
 #endif

@@ -1,0 +1,49 @@
+/*
+ * The board: what a pmuvm VM is built from, in order. Devices where QEMU's
+ * pc machine has them; the vCPU features in the order their hooks run: the
+ * PMU first (PMI delivery before every other before_run, the CPL after every
+ * exit before the sources count), then RDPMC emulation, the counting
+ * sources (clock, then exact), the PEBS assist once the sources have
+ * counted, and the profile, which takes the overflows last.
+ */
+#include "board.h"
+#include "clock/clock.h"
+#include "dev/devices.h"
+#include "dev/ucall.h"
+#include "exact/exact.h"
+#include "pebs/pebs.h"
+#include "pmu/pmu.h"
+#include "pmu/source.h"
+#include "profile/profile.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+static const struct vm_device uart = { "uart", uart_init, uart_exit };
+static const struct vm_device debug_exit = { "isa-debug-exit", debug_exit_init, NULL };
+static const struct vm_device fw_cfg = { "fw_cfg", fw_cfg_init, fw_cfg_exit };
+static const struct vm_device ucall = { "ucall", ucall_init, ucall_exit };
+
+static const struct vm_device *const board_devices[] = { &uart, &debug_exit, &fw_cfg, &ucall };
+
+static const struct vcpu_feature *const board_features[] = {
+	&pmu_feature,
+	&pmu_rdpmc_feature,
+	&clock_feature,
+	&exact_feature,
+	&pebs_feature,
+	&profile_feature,
+};
+
+const struct pmu_source_ops *const pmu_sources[] = {
+	&clock_source,
+	&exact_source,
+};
+
+const unsigned int pmu_nr_sources = ARRAY_SIZE(pmu_sources);
+
+const struct board pmuvm_board = {
+	.devices = board_devices,
+	.nr_devices = ARRAY_SIZE(board_devices),
+	.features = board_features,
+	.nr_features = ARRAY_SIZE(board_features),
+};

@@ -1,0 +1,26 @@
+/* The clock source (clock.c): cycle events from the CPU time a vCPU runs. */
+#ifndef PMUVM_CLOCK_H
+#define PMUVM_CLOCK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct vcpu_feature;
+struct pmu_source_ops;
+
+/* Per-vCPU state (vcpu->pmu->clock). */
+struct clock_state {
+	uint64_t core_khz, ref_khz;
+	uint64_t run_start_ns;		/* thread CPU time when KVM_RUN was entered */
+	uint64_t cpl_sample_due;	/* thread CPU time of the next CPL sample */
+	uint64_t core_rem, ref_rem;	/* sub-cycle remainders (ns x kHz units) */
+	bool timer_created, timer_armed;
+	void *timer;			/* timer_t */
+	bool timing;			/* a cycle event counts: this KVM_RUN is timed */
+	uint64_t guest_ns;		/* CPU time in KVM_RUN while cycles counted (report) */
+};
+
+extern const struct pmu_source_ops clock_source;
+extern const struct vcpu_feature clock_feature;
+
+#endif

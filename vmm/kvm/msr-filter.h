@@ -1,0 +1,18 @@
+/*
+ * MSR routing: KVM_X86_SET_MSR_FILTER denies chosen MSRs to KVM so that a
+ * guest's RDMSR/WRMSR of them exits to userspace (KVM_MSR_EXIT_REASON_FILTER).
+ */
+#ifndef PMUVM_MSR_FILTER_H
+#define PMUVM_MSR_FILTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * Sends every MSR in [first, last] for which mine(ctx, msr) is true to
+ * userspace; KVM keeps all others. 0, or -errno after one line.
+ */
+int kvm_msr_filter_install(int vm_fd, uint32_t first, uint32_t last,
+			   bool (*mine)(const void *ctx, uint32_t msr), const void *ctx);
+
+#endif

@@ -1,0 +1,265 @@
+/*
+ * Start-up probes of what this host's KVM does, each in a throwaway VM
+ * booted straight into 64-bit CPL3:
+ * - Does it single-step CPL3 code?  On VMX/SVM hosts KVM_GUESTDBG_SINGLESTEP
+ *   steps every mode; on kvm_pvm hosts guest user mode runs natively and is
+ *   not stepped (README, "Platform notes").  pmuvm must know before it
+ *   promises exact user-mode counts: four NOPs, count the steps.
+ * - Does a guest RDPMC reach pmuvm?  Without a vPMU of its own KVM makes it
+ *   #GP, which pmuvm completes (vmm/pmu/rdpmc.c); but SVM and VMX intercept
+ *   RDPMC, and a KVM whose vPMU is still on for the guest (measured:
+ *   kvm_amd in Linux 6.1 gives every guest a version-1 vPMU, even with
+ *   enable_pmu=0) answers it itself from counters nobody programs.  RDPMC with CR4.PCE
+ *   set, then an OUT: an I/O exit means KVM answered, a shutdown (#GP with
+ *   no IDT) that the #GP comes through.
+ * - Does single-stepping follow an exception into its handler?  kvm_pvm's
+ *   emulator steps the handler's first instruction with the faulting one;
+ *   on VMX/SVM delivery clears RFLAGS.TF and the handler runs unstepped, so
+ *   its instructions are not counted (README, "Per host kind").  At CPL0:
+ *   a division by zero with an IDT whose #DE gate points at NOPs and a HLT
+ *   (#DE, because kvm_pvm's emulator fails on a stepped UD2 at CPL0).
+ */
+#include <errno.h>
+#include <linux/kvm.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "kvm/probe.h"
+
+#define PROBE_MEM	0x200000ULL
+#define PROBE_PML4	0x1000
+#define PROBE_PDPT	0x2000
+#define PROBE_PD	0x3000
+#define PROBE_CODE	0x4000
+#define PROBE_STACK	0x8000
+#define PROBE_GDT	0x500
+#define PROBE_IDT	0x600
+#define PROBE_HANDLER	(PROBE_CODE + 0x40)
+#define PROBE_NOPS	4
+#define X86_CR4_PCE_BIT	0x100
+
+#define PTE_P_RW_US	0x7ULL
+#define PDE_PS		0x80ULL
+
+struct probe {
+	int vm, vcpu;
+	uint8_t *mem;
+	struct kvm_run *run;
+	size_t run_size;
+};
+
+static void probe_layout(uint8_t *m, const uint8_t *code, size_t len)
+{
+	static const uint64_t gdt[] = {
+		0,
+		0x00af9a000000ffffULL,	/* 0x08 kernel code 64 */
+		0x00cf92000000ffffULL,	/* 0x10 kernel data */
+		0x00affa000000ffffULL,	/* 0x18 user code 64, DPL3 */
+		0x00cff2000000ffffULL,	/* 0x20 user data, DPL3 */
+	};
+	uint64_t e;
+
+	e = PROBE_PDPT | PTE_P_RW_US;
+	memcpy(m + PROBE_PML4, &e, 8);
+	e = PROBE_PD | PTE_P_RW_US;
+	memcpy(m + PROBE_PDPT, &e, 8);
+	e = 0 | PTE_P_RW_US | PDE_PS;		/* 2 MiB at 0, user-accessible */
+	memcpy(m + PROBE_PD, &e, 8);
+	memcpy(m + PROBE_GDT, gdt, sizeof(gdt));
+	memcpy(m + PROBE_CODE, code, len);
+}
+
+static struct kvm_segment flat_seg(uint16_t sel, uint8_t type, bool code, unsigned int dpl)
+{
+	return (struct kvm_segment){
+		.base = 0, .limit = 0xffffffff, .selector = sel, .type = type,
+		.present = 1, .dpl = dpl, .s = 1, .l = code, .db = !code, .g = 1,
+	};
+}
+
+/* IOPL 3, so the RDPMC probe's OUT at CPL3 exits instead of faulting. */
+#define PROBE_RFLAGS	0x3002
+
+static int probe_setup_vcpu(int kvm_fd, struct probe *p, bool step, bool kernel)
+{
+	struct kvm_guest_debug dbg = {
+		.control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_SINGLESTEP,
+	};
+	struct kvm_regs regs = { .rip = PROBE_CODE, .rsp = PROBE_STACK, .rflags = PROBE_RFLAGS };
+	struct kvm_cpuid2 *cpuid;
+	struct kvm_sregs s;
+	int r = -EIO;
+
+	cpuid = calloc(1, sizeof(*cpuid) + 256 * sizeof(struct kvm_cpuid_entry2));
+	if (!cpuid)
+		return -ENOMEM;
+	cpuid->nent = 256;
+	if (ioctl(kvm_fd, KVM_GET_SUPPORTED_CPUID, cpuid) < 0 ||
+	    ioctl(p->vcpu, KVM_SET_CPUID2, cpuid) < 0 ||
+	    ioctl(p->vcpu, KVM_GET_SREGS, &s) < 0)
+		goto out;
+	s.cr0 = 0x80000011;		/* PG | ET | PE */
+	s.cr3 = PROBE_PML4;
+	s.cr4 = 0x20 | X86_CR4_PCE_BIT;	/* PAE, RDPMC allowed at CPL3 */
+	s.efer = 0x500;			/* LMA | LME */
+	if (kernel) {
+		s.cs = flat_seg(0x08, 0xb, true, 0);
+		s.ss = s.ds = s.es = s.fs = s.gs = flat_seg(0x10, 0x3, false, 0);
+	} else {
+		s.cs = flat_seg(0x18 | 3, 0xb, true, 3);
+		s.ss = s.ds = s.es = s.fs = s.gs = flat_seg(0x20 | 3, 0x3, false, 3);
+	}
+	s.idt.base = PROBE_IDT;
+	s.idt.limit = kernel ? 16 * 16 - 1 : 0;
+	s.gdt.base = PROBE_GDT;
+	s.gdt.limit = 5 * 8 - 1;
+	s.tr.type = 0xb;		/* busy 64-bit TSS, never used */
+	s.tr.present = 1;
+	s.tr.limit = 0x67;
+	s.tr.base = 0x6000;
+	if (ioctl(p->vcpu, KVM_SET_SREGS, &s) < 0 || ioctl(p->vcpu, KVM_SET_REGS, &regs) < 0 ||
+	    (step && ioctl(p->vcpu, KVM_SET_GUEST_DEBUG, &dbg) < 0))
+		goto out;
+	r = 0;
+out:
+	free(cpuid);
+	return r;
+}
+
+static int probe_create(int kvm_fd, struct probe *p, const uint8_t *code, size_t len, bool step,
+			bool kernel)
+{
+	struct kvm_userspace_memory_region region = { .memory_size = PROBE_MEM };
+	long sz;
+
+	p->vm = ioctl(kvm_fd, KVM_CREATE_VM, 0);
+	if (p->vm < 0)
+		return -errno;
+	p->mem = mmap(NULL, PROBE_MEM, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p->mem == MAP_FAILED) {
+		p->mem = NULL;
+		return -ENOMEM;
+	}
+	probe_layout(p->mem, code, len);
+	region.userspace_addr = (uintptr_t)p->mem;
+	if (ioctl(p->vm, KVM_SET_USER_MEMORY_REGION, &region) < 0)
+		return -errno;
+	p->vcpu = ioctl(p->vm, KVM_CREATE_VCPU, 0);
+	sz = ioctl(kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	if (p->vcpu < 0 || sz <= 0)
+		return -EIO;
+	p->run_size = (size_t)sz;
+	p->run = mmap(NULL, p->run_size, PROT_READ | PROT_WRITE, MAP_SHARED, p->vcpu, 0);
+	if (p->run == MAP_FAILED) {
+		p->run = NULL;
+		return -ENOMEM;
+	}
+	return probe_setup_vcpu(kvm_fd, p, step, kernel);
+}
+
+static void probe_destroy(struct probe *p)
+{
+	if (p->run)
+		munmap(p->run, p->run_size);
+	if (p->vcpu >= 0)
+		close(p->vcpu);
+	if (p->mem)
+		munmap(p->mem, PROBE_MEM);
+	if (p->vm >= 0)
+		close(p->vm);
+}
+
+/* Steps that each moved RIP by one NOP at CPL3. */
+static unsigned int probe_count_steps(struct probe *p)
+{
+	unsigned int steps = 0, i;
+	struct kvm_regs regs;
+	struct kvm_sregs s;
+
+	for (i = 0; i < PROBE_NOPS + 2; i++) {
+		if (ioctl(p->vcpu, KVM_RUN, 0) < 0 || p->run->exit_reason != KVM_EXIT_DEBUG)
+			break;
+		if (ioctl(p->vcpu, KVM_GET_REGS, &regs) < 0 ||
+		    ioctl(p->vcpu, KVM_GET_SREGS, &s) < 0 || s.cs.dpl != 3 ||
+		    regs.rip != PROBE_CODE + steps + 1)
+			break;
+		if (++steps == PROBE_NOPS)
+			break;
+	}
+	return steps;
+}
+
+int kvm_probe_user_step(int kvm_fd, bool *can_step)
+{
+	/* NOPs, then HLT at CPL3: #GP with no IDT, a shutdown. */
+	static const uint8_t code[] = { 0x90, 0x90, 0x90, 0x90, 0xf4 };
+	struct probe p = { .vm = -1, .vcpu = -1 };
+	int r = probe_create(kvm_fd, &p, code, sizeof(code), true, false);
+
+	*can_step = false;
+	if (!r)
+		*can_step = probe_count_steps(&p) == PROBE_NOPS;
+	probe_destroy(&p);
+	return r;
+}
+
+int kvm_probe_rdpmc(int kvm_fd, bool *answered_by_kvm)
+{
+	/* xor ecx, ecx; rdpmc; out 0x80, al; hlt */
+	static const uint8_t code[] = { 0x31, 0xc9, 0x0f, 0x33, 0xe6, 0x80, 0xf4 };
+	struct probe p = { .vm = -1, .vcpu = -1 };
+	int r = probe_create(kvm_fd, &p, code, sizeof(code), false, false);
+
+	*answered_by_kvm = false;
+	if (!r) {
+		if (ioctl(p.vcpu, KVM_RUN, 0) < 0)
+			r = -errno;
+		else
+			*answered_by_kvm = p.run->exit_reason == KVM_EXIT_IO;
+	}
+	probe_destroy(&p);
+	return r;
+}
+
+/* 64-bit interrupt gate (SDM vol. 3A 6.14.1) to `target` in code segment 0x08. */
+static void probe_idt_gate(uint8_t *m, unsigned int vec, uint64_t target)
+{
+	uint8_t *g = m + PROBE_IDT + vec * 16;
+
+	memset(g, 0, 16);
+	g[0] = target & 0xff;
+	g[1] = (target >> 8) & 0xff;
+	g[2] = 0x08;
+	g[5] = 0x8e;		/* present, DPL 0, interrupt gate */
+	g[6] = (target >> 16) & 0xff;
+	g[7] = (target >> 24) & 0xff;
+}
+
+int kvm_probe_handler_step(int kvm_fd, bool *steps_into)
+{
+	static const uint8_t code[] = { 0x31, 0xc9, 0xf7, 0xf1 };	/* xor ecx, ecx; div ecx */
+	static const uint8_t handler[] = { 0x90, 0x90, 0x90, 0xf4 };	/* nops; hlt */
+	struct probe p = { .vm = -1, .vcpu = -1 };
+	struct kvm_regs regs;
+	int r = probe_create(kvm_fd, &p, code, sizeof(code), true, true);
+
+	*steps_into = false;
+	if (!r) {
+		memcpy(p.mem + PROBE_HANDLER, handler, sizeof(handler));
+		probe_idt_gate(p.mem, 0, PROBE_HANDLER);
+		/* One step over the XOR, one into the #DE. */
+		if (ioctl(p.vcpu, KVM_RUN, 0) < 0 || ioctl(p.vcpu, KVM_RUN, 0) < 0 ||
+		    ioctl(p.vcpu, KVM_GET_REGS, &regs) < 0)
+			r = -errno;
+		else
+			/* Stopped in the handler before its last NOP: it was stepped. */
+			*steps_into = p.run->exit_reason == KVM_EXIT_DEBUG &&
+				      regs.rip >= PROBE_HANDLER && regs.rip < PROBE_HANDLER + 3;
+	}
+	probe_destroy(&p);
+	return r;
+}

@@ -1,0 +1,18 @@
+/*
+ * Start-up probes of what this host's KVM does that pmuvm depends on, each
+ * in a throwaway VM (probe.c): 0 and the answer, or -errno if the probe
+ * itself could not run.
+ */
+#ifndef PMUVM_KVM_PROBE_H
+#define PMUVM_KVM_PROBE_H
+
+#include <stdbool.h>
+
+/* Does KVM_GUESTDBG_SINGLESTEP step CPL3 code? */
+int kvm_probe_user_step(int kvm_fd, bool *can_step);
+/* Does KVM answer a guest's RDPMC itself instead of raising #GP? */
+int kvm_probe_rdpmc(int kvm_fd, bool *answered_by_kvm);
+/* Does single-stepping follow an exception into its handler? */
+int kvm_probe_handler_step(int kvm_fd, bool *steps_into);
+
+#endif

@@ -1,0 +1,105 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+
+#include "exitcode.h"
+#include "machine/cpuid.h"
+#include "machine/vm.h"
+#include "log.h"
+
+#define CPUID_MAX_ENTRIES	256
+/* Room for the entries the features' cpuid hooks may add. */
+#define CPUID_FEATURE_ROOM	8
+
+int cpuid_load_supported(struct vm *vm)
+{
+	unsigned int n;
+
+	for (n = 64; n <= CPUID_MAX_ENTRIES; n *= 2) {
+		struct kvm_cpuid2 *c = calloc(1, sizeof(*c) + n * sizeof(c->entries[0]));
+
+		if (!c) {
+			pr_err("out of memory");
+			return PMUVM_EXIT_HOST_ERROR;
+		}
+		c->nent = n;
+		if (ioctl(vm->kvm_fd, KVM_GET_SUPPORTED_CPUID, c) == 0) {
+			vm->supported_cpuid = c;
+			return 0;
+		}
+		free(c);
+		if (errno != E2BIG)
+			break;
+	}
+	pr_err("KVM_GET_SUPPORTED_CPUID: %s", strerror(errno));
+	return PMUVM_EXIT_NO_KVM;
+}
+
+struct kvm_cpuid_entry2 *cpuid_find(struct kvm_cpuid2 *c, uint32_t fn, uint32_t idx)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->nent; i++)
+		if (c->entries[i].function == fn &&
+		    (!(c->entries[i].flags & KVM_CPUID_FLAG_SIGNIFCANT_INDEX) ||
+		     c->entries[i].index == idx))
+			return &c->entries[i];
+	return NULL;
+}
+
+struct kvm_cpuid_entry2 *cpuid_add(struct kvm_cpuid2 *c, uint32_t fn)
+{
+	struct kvm_cpuid_entry2 *e = cpuid_find(c, fn, 0);
+
+	if (e)
+		return e;
+	e = &c->entries[c->nent++];
+	memset(e, 0, sizeof(*e));
+	e->function = fn;
+	return e;
+}
+
+static void cpuid_apply_topology(struct vcpu *vcpu, struct kvm_cpuid2 *c)
+{
+	unsigned int nr = vcpu->vm->cfg->nr_cpus;
+	struct kvm_cpuid_entry2 *e;
+	uint32_t i;
+
+	e = cpuid_find(c, 1, 0);
+	if (e) {
+		e->ebx = (e->ebx & 0x0000ffffu) | ((uint32_t)vcpu->id << 24) | ((nr & 0xff) << 16);
+		if (nr > 1)
+			e->edx |= 1u << 28;	/* HTT: EBX[23:16] is valid */
+		e->ecx |= X86_CPUID_1_ECX_HYPERVISOR;
+	}
+	/* Leaves 0xB and 0x1F report the x2APIC ID in EDX of every sub-leaf. */
+	for (i = 0; i < c->nent; i++)
+		if (c->entries[i].function == 0xb || c->entries[i].function == 0x1f)
+			c->entries[i].edx = vcpu->id;
+}
+
+int cpuid_setup_vcpu(struct vcpu *vcpu)
+{
+	const struct kvm_cpuid2 *sup = vcpu->vm->supported_cpuid;
+	size_t bytes = sizeof(*sup) + (sup->nent + CPUID_FEATURE_ROOM) * sizeof(sup->entries[0]);
+	struct kvm_cpuid2 *c = malloc(bytes);
+	unsigned int i;
+	int r = 0;
+
+	if (!c) {
+		pr_err("out of memory");
+		return PMUVM_EXIT_HOST_ERROR;
+	}
+	memcpy(c, sup, sizeof(*sup) + sup->nent * sizeof(sup->entries[0]));
+	cpuid_apply_topology(vcpu, c);
+	for (i = 0; i < vcpu->nr_features; i++)
+		if (vcpu->features[i]->cpuid)
+			vcpu->features[i]->cpuid(vcpu, c);
+	if (ioctl(vcpu->fd, KVM_SET_CPUID2, c) < 0) {
+		pr_err("KVM_SET_CPUID2: %s", strerror(errno));
+		r = PMUVM_EXIT_NO_KVM;
+	}
+	free(c);
+	return r;
+}

@@ -1,0 +1,93 @@
+/*
+ * A vCPU: its KVM handles, its thread, and the list of features that run
+ * around its KVM_RUN (feature.h). It knows nothing of the PMU beyond one
+ * pointer the PMU layer owns.
+ */
+#ifndef PMUVM_VCPU_H
+#define PMUVM_VCPU_H
+
+#include <linux/kvm.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "machine/feature.h"
+#include "machine/guest_debug.h"
+#include "x86/x86.h"
+
+struct vm;
+struct vcpu_pmu;
+
+/* Interrupts KVM_RUN: stop requests and the per-vCPU PMU timer. */
+#define VCPU_KICK_SIGNAL	SIGUSR1
+
+/* Exit kinds counted per vCPU for the report. */
+enum vcpu_exit_kind {
+	VCPU_EXIT_IO,
+	VCPU_EXIT_MMIO,
+	VCPU_EXIT_MSR_READ,
+	VCPU_EXIT_MSR_WRITE,
+	VCPU_EXIT_HLT,
+	VCPU_EXIT_INTR,
+	VCPU_EXIT_DEBUG,
+	VCPU_EXIT_SHUTDOWN,
+	VCPU_EXIT_SYSTEM_EVENT,
+	VCPU_EXIT_INTERNAL_ERROR,
+	VCPU_EXIT_OTHER,
+	VCPU_EXIT_NR,
+};
+
+extern const char *const vcpu_exit_kind_names[VCPU_EXIT_NR];
+
+struct vcpu {
+	struct vm *vm;
+	int id;
+	int fd;
+	struct kvm_run *run;
+	size_t run_size;
+	pthread_t thread;
+	bool thread_started;
+
+	/* The board's features active on this vCPU, in order. */
+	const struct vcpu_feature *features[VM_MAX_FEATURES];
+	unsigned int nr_features;
+
+	int run_result;			/* the last KVM_RUN's return value */
+	bool sync_sregs;		/* kvm_run carries sregs after every exit */
+	struct kvm_regs regs_copy;	/* vcpu_state() without sync regs */
+	struct kvm_sregs sregs_copy;
+	struct vcpu_debug dbg;		/* KVM_SET_GUEST_DEBUG wishes (guest_debug.h) */
+	uint32_t warned;		/* bit per enum log_once_vcpu: said once already */
+
+	struct vcpu_pmu *pmu;		/* the PMU layer's per-vCPU state (pmu/vcpu_pmu.h) */
+
+	uint64_t exits[VCPU_EXIT_NR];
+	/* PMUVM_BENCH_TIMING=1 (make bench only, run.c): where the thread's time went. */
+	uint64_t bench_vmm_ns;		/* between KVM_RUNs: pmuvm's own work */
+	uint64_t bench_run_ns;		/* inside KVM_RUN */
+};
+
+int vcpu_create(struct vm *vm, struct vcpu *vcpu, int id);
+void vcpu_destroy(struct vcpu *vcpu);
+void *vcpu_thread(void *arg);
+void vcpu_kick(struct vcpu *vcpu);
+
+/* Prints the vCPU's registers to stderr (triple fault, internal error). */
+void vcpu_dump_regs(struct vcpu *vcpu);
+
+/* Current privilege level (CS.DPL, or 0 outside protected mode). */
+unsigned int vcpu_cpl(struct vcpu *vcpu);
+
+/*
+ * The registers as of the last exit: the kvm_run sync area when KVM has
+ * one, else fetched copies.  After changing *regs, call vcpu_state_changed()
+ * so the next KVM_RUN uses them.
+ */
+int vcpu_state(struct vcpu *vcpu, struct kvm_regs **regs, struct kvm_sregs **sregs);
+int vcpu_state_changed(struct vcpu *vcpu);
+
+/* True the first time this vCPU warns about `what` (enum log_once_vcpu); thread-safe. */
+bool vcpu_warn_once(struct vcpu *vcpu, unsigned int what);
+
+#endif

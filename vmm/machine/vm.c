@@ -1,0 +1,179 @@
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "exitcode.h"
+#include "kvm/kvm.h"
+#include "log.h"
+#include "machine/cpuid.h"
+#include "machine/vm.h"
+
+/* Where QEMU's pc machine puts the TSS KVM needs on VMX hosts (below the BIOS). */
+#define VM_TSS_ADDR	0xfffbd000ULL
+
+static int vm_setup_memory(struct vm *vm)
+{
+	unsigned int i;
+
+	vm->ram = mmap(NULL, vm->ram_size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (vm->ram == MAP_FAILED) {
+		vm->ram = NULL;
+		pr_err("cannot reserve %llu bytes of guest RAM: %s",
+		       (unsigned long long)vm->ram_size, strerror(errno));
+		return PMUVM_EXIT_HOST_ERROR;
+	}
+	madvise(vm->ram, vm->ram_size, MADV_MERGEABLE);
+
+	guest_mem_layout(&vm->mem, vm->ram, vm->ram_size);
+	for (i = 0; i < vm->mem.nr; i++) {
+		const struct mem_region *m = &vm->mem.regions[i];
+		struct kvm_userspace_memory_region r = {
+			.slot = i,
+			.guest_phys_addr = m->gpa,
+			.memory_size = m->size,
+			.userspace_addr = (uintptr_t)m->hva,
+		};
+
+		if (ioctl(vm->vm_fd, KVM_SET_USER_MEMORY_REGION, &r) < 0) {
+			pr_err("KVM_SET_USER_MEMORY_REGION: %s", strerror(errno));
+			return PMUVM_EXIT_NO_KVM;
+		}
+	}
+	return 0;
+}
+
+static int vm_check_cpus(struct vm *vm)
+{
+	int max = kvm_cap(vm->kvm_fd, KVM_CAP_MAX_VCPUS);
+
+	if (max <= 0)
+		max = kvm_cap(vm->kvm_fd, KVM_CAP_NR_VCPUS);
+	if (max <= 0)
+		max = 4;	/* KVM's documented minimum when neither cap exists */
+	if (vm->cfg->nr_cpus > (unsigned int)max) {
+		pr_err("--cpus %u: KVM on this host allows at most %d vCPUs per VM",
+		       vm->cfg->nr_cpus, max);
+		return PMUVM_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* The board's features' VM-wide state, in list order. */
+static int vm_init_features(struct vm *vm)
+{
+	size_t i;
+	int r;
+
+	for (i = 0; i < vm->board->nr_features; i++) {
+		if (!vm->board->features[i]->vm_init)
+			continue;
+		r = vm->board->features[i]->vm_init(vm);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int vm_create(struct vm *vm, const struct pmuvm_config *cfg, const struct board *board)
+{
+	int r;
+
+	memset(vm, 0, sizeof(*vm));
+	vm->cfg = cfg;
+	vm->board = board;
+	vm->kvm_fd = vm->vm_fd = -1;
+	vm->ram_size = cfg->mem_size;
+	pthread_mutex_init(&vm->stop_lock, NULL);
+	pthread_cond_init(&vm->stop_cond, NULL);
+
+	r = kvm_open(&vm->kvm_fd);
+	if (r)
+		return r;
+	r = kvm_check_caps(vm->kvm_fd);
+	if (r)
+		return r;
+	r = vm_check_cpus(vm);
+	if (r)
+		return r;
+
+	vm->vm_fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
+	if (vm->vm_fd < 0) {
+		pr_err("KVM_CREATE_VM: %s", strerror(errno));
+		return PMUVM_EXIT_NO_KVM;
+	}
+	r = vm_setup_memory(vm);
+	if (r)
+		return r;
+	/* Needed on VMX before the irqchip; other backends may not implement it. */
+	if (ioctl(vm->vm_fd, KVM_SET_TSS_ADDR, VM_TSS_ADDR) < 0)
+		pr_debug("KVM_SET_TSS_ADDR: %s (ignored)", strerror(errno));
+	if (ioctl(vm->vm_fd, KVM_CREATE_IRQCHIP, 0) < 0) {
+		pr_err("KVM_CREATE_IRQCHIP: %s", strerror(errno));
+		return PMUVM_EXIT_NO_KVM;
+	}
+	if (cfg->nr_cpus > 255) {
+		struct kvm_enable_cap x2 = {
+			.cap = KVM_CAP_X2APIC_API,
+			.args[0] = KVM_X2APIC_API_USE_32BIT_IDS,
+		};
+
+		if (ioctl(vm->vm_fd, KVM_ENABLE_CAP, &x2) < 0) {
+			pr_err("--cpus %u: needs KVM_CAP_X2APIC_API: %s", cfg->nr_cpus,
+			       strerror(errno));
+			return PMUVM_EXIT_NO_KVM;
+		}
+	}
+	r = cpuid_load_supported(vm);
+	if (r)
+		return r;
+	r = vm_init_features(vm);
+	if (r)
+		return r;
+	return pio_bus_init(vm);
+}
+
+int vm_create_vcpus(struct vm *vm)
+{
+	unsigned int i;
+	int r;
+
+	vm->vcpus = calloc(vm->cfg->nr_cpus, sizeof(*vm->vcpus));
+	if (!vm->vcpus) {
+		pr_err("out of memory");
+		return PMUVM_EXIT_HOST_ERROR;
+	}
+	for (i = 0; i < vm->cfg->nr_cpus; i++) {
+		r = vcpu_create(vm, &vm->vcpus[i], i);
+		if (r)
+			return r;
+		vm->nr_vcpus++;
+	}
+	return 0;
+}
+
+void vm_destroy(struct vm *vm)
+{
+	unsigned int i;
+
+	for (i = 0; i < vm->nr_vcpus; i++)
+		vcpu_destroy(&vm->vcpus[i]);
+	free(vm->vcpus);
+	pio_bus_exit(vm);
+	for (i = vm->board ? vm->board->nr_features : 0; i-- > 0;)
+		if (vm->board->features[i]->vm_exit)
+			vm->board->features[i]->vm_exit(vm);
+	free(vm->supported_cpuid);
+	if (vm->ram)
+		munmap(vm->ram, vm->ram_size);
+	if (vm->vm_fd >= 0)
+		close(vm->vm_fd);
+	if (vm->kvm_fd >= 0)
+		close(vm->kvm_fd);
+	vm->vcpus = NULL;
+	vm->ram = NULL;
+	vm->vm_fd = vm->kvm_fd = -1;
+}

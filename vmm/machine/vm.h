@@ -1,0 +1,96 @@
+/*
+ * The machine: KVM handles, guest memory, the vCPUs, and the stop protocol.
+ * What runs on it (devices, vCPU features) comes from a board (vmm/board.c);
+ * the machine calls them only through their tables.
+ */
+#ifndef PMUVM_VM_H
+#define PMUVM_VM_H
+
+#include <linux/kvm.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "config.h"
+#include "machine/feature.h"
+#include "machine/pio.h"
+#include "machine/vcpu.h"
+#include "mem/guest_mem.h"
+
+struct multiboot_boot;
+struct vm_pmu;
+
+/* What a VM is built from, in order. */
+struct board {
+	const struct vm_device *const *devices;
+	size_t nr_devices;
+	const struct vcpu_feature *const *features;
+	size_t nr_features;
+};
+
+/* Why the VM stopped; the first reason set wins. */
+enum vm_stop_reason {
+	VM_RUNNING = 0,
+	VM_STOP_DEBUG_EXIT,
+	VM_STOP_SHUTDOWN_EVENT,
+	VM_STOP_TRIPLE_FAULT,
+	VM_STOP_RESET,
+	VM_STOP_KVM_ERROR,
+	VM_STOP_TIMEOUT,
+	VM_STOP_HOST_ERROR,
+};
+
+struct vm {
+	const struct pmuvm_config *cfg;
+	const struct board *board;
+	int kvm_fd;
+	int vm_fd;
+
+	uint8_t *ram;			/* one host mapping of all guest RAM */
+	uint64_t ram_size;
+	struct guest_mem mem;		/* guest-physical layout of ram */
+
+	struct kvm_cpuid2 *supported_cpuid;
+	uint64_t tsc_khz;		/* KVM_GET_TSC_KHZ of the first vCPU */
+
+	struct vcpu *vcpus;
+	unsigned int nr_vcpus;
+
+	pthread_mutex_t stop_lock;
+	pthread_cond_t stop_cond;
+	enum vm_stop_reason stop_reason;
+	int exit_status;		/* process exit status decided at stop */
+	uint32_t debug_exit_value;
+	unsigned int nr_running;
+
+	const struct multiboot_boot *boot;	/* entry point and MBI address */
+
+	struct timespec start_time, stop_time;
+	struct pio_bus *pio;
+	struct uart *uart;
+	struct fw_cfg *fw_cfg;
+	struct ucall_log *ucall;	/* guest results (dev/ucall.c) */
+
+	struct vm_pmu *pmu;		/* the PMU layer's VM-wide state (pmu/vcpu_pmu.h) */
+};
+
+/* VM, memory, irqchip, features' VM state, devices: 0, or a PMUVM_EXIT_* code after one line. */
+int vm_create(struct vm *vm, const struct pmuvm_config *cfg, const struct board *board);
+/* After the image is loaded (the BSP starts at vm->boot's entry). */
+int vm_create_vcpus(struct vm *vm);
+void vm_destroy(struct vm *vm);
+
+/* Starts the vCPU threads, waits until the guest stops; returns the exit status. */
+int vm_run(struct vm *vm);
+
+/*
+ * Requests a stop (first caller wins); safe from any thread. The exit status
+ * follows from the reason (README, "Exit status").
+ */
+void vm_stop(struct vm *vm, enum vm_stop_reason reason);
+/* The guest wrote `value` to isa-debug-exit: status (value << 1) | 1. */
+void vm_stop_debug_exit(struct vm *vm, uint32_t value);
+bool vm_stopping(struct vm *vm);
+
+#endif

@@ -1,0 +1,109 @@
+/*
+ * MSR dispatch over the vendor model's table (intel-msr.c): reads, and
+ * writes as a check step and a commit step. The VMM checks a guest's
+ * WRMSR, lets its counting sources count the instruction with the counters
+ * as they were (hardware counts a WRMSR with the state before its write),
+ * and only then commits it: nothing is ever undone.
+ */
+#include "internal.h"
+
+const struct vpmu_vendor *vpmu_vendor_of(const struct vpmu_config *cfg)
+{
+	(void)cfg;
+	return &vpmu_intel;
+}
+
+static const struct vpmu_msr_range *find_range(const struct vpmu_vendor *v, uint32_t msr)
+{
+	unsigned int i;
+
+	for (i = 0; i < v->nr_msr_ranges; i++)
+		if (msr - v->msr_ranges[i].first < v->msr_ranges[i].count)
+			return &v->msr_ranges[i];
+	return NULL;
+}
+
+/* The range row if `msr` exists for this configuration, else NULL. */
+static const struct vpmu_msr_range *lookup(const struct vpmu *pmu, uint32_t msr)
+{
+	const struct vpmu_msr_range *r = find_range(pmu->vendor, msr);
+
+	if (!r || !r->exists || !r->exists(pmu, msr - r->first))
+		return NULL;
+	return r;
+}
+
+bool vpmu_msr_is_pmu(const struct vpmu_config *cfg, uint32_t msr)
+{
+	return find_range(vpmu_vendor_of(cfg), msr) != NULL;
+}
+
+void vpmu_msr_span(const struct vpmu_config *cfg, uint32_t *first, uint32_t *last)
+{
+	const struct vpmu_vendor *v = vpmu_vendor_of(cfg);
+
+	*first = v->msr_span_first;
+	*last = v->msr_span_last;
+}
+
+static uint64_t *reg_ptr(struct vpmu *pmu, size_t off)
+{
+	return (uint64_t *)((char *)pmu + off);
+}
+
+static uint64_t reg_val(const struct vpmu *pmu, size_t off)
+{
+	return *(const uint64_t *)((const char *)pmu + off);
+}
+
+int vpmu_rdmsr(struct vpmu *pmu, uint32_t msr, uint64_t *data)
+{
+	const struct vpmu_msr_range *r = lookup(pmu, msr);
+
+	/* Every MSR that exists is readable; write-only ones read as 0. */
+	if (!r)
+		return VPMU_GP;
+	if (!r->rd) {
+		*data = *reg_ptr(pmu, r->reg);
+		return VPMU_OK;
+	}
+	return r->rd(pmu, msr - r->first, data);
+}
+
+int vpmu_wrmsr_check(const struct vpmu *pmu, uint32_t msr, uint64_t data)
+{
+	const struct vpmu_msr_range *r = lookup(pmu, msr);
+	uint64_t rsvd;
+
+	if (!r || (!r->wr && !r->writable))
+		return VPMU_GP;
+	if (r->chk)
+		return r->chk(pmu, msr - r->first, data);
+	if (r->wr)
+		return VPMU_OK;
+	rsvd = r->rsvd ? reg_val(pmu, r->rsvd) : r->rsvd_bits;
+	return data & rsvd ? VPMU_GP : VPMU_OK;
+}
+
+void vpmu_wrmsr_commit(struct vpmu *pmu, uint32_t msr, uint64_t data)
+{
+	const struct vpmu_msr_range *r = lookup(pmu, msr);
+
+	if (!r)
+		return;
+	if (r->wr)
+		r->wr(pmu, msr - r->first, data);
+	else
+		*reg_ptr(pmu, r->reg) = data;
+	if (r->controls)
+		vpmu_reprogram(pmu);
+}
+
+int vpmu_wrmsr(struct vpmu *pmu, uint32_t msr, uint64_t data)
+{
+	int gp = vpmu_wrmsr_check(pmu, msr, data);
+
+	if (gp == VPMU_OK)
+		vpmu_wrmsr_commit(pmu, msr, data);
+	return gp;
+}

@@ -1,0 +1,234 @@
+/*
+ * vpmu: a software model of the Intel architectural PMU, versions 1-5.
+ *
+ * Pure C with no KVM or OS dependency: the VMM drives it through the MSR
+ * accessors and feeds it event counts from counting sources; unit tests drive
+ * it the same way in-process.
+ *
+ * Index spaces (the same three as Linux KVM):
+ *   - MSR number: 0xC1+x / 0x4C1+x (PMCx), 0x186+x (PERFEVTSELx), 0x309+i (FIXED_CTRi).
+ *   - RDPMC index: ECX[15:0] = x for GP counters, ECX[30] set + i for fixed.
+ *   - Global PMC index: bit x for GP counter x, bit 32+i for fixed counter i, the
+ *     layout of GLOBAL_CTRL, GLOBAL_STATUS and the overflow bitmaps below.
+ */
+#ifndef VPMU_H
+#define VPMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmu/events.h"
+#include "pmu/msr.h"
+#include "model/event-filter.h"
+
+#define VPMU_MAX_GP	8
+#define VPMU_MAX_FIXED	4
+
+/* Return values of the MSR and RDPMC accessors. */
+enum {
+	VPMU_OK = 0,
+	VPMU_GP = 1,		/* the guest gets #GP(0) */
+};
+
+struct vpmu_config {
+	unsigned int version;		/* 0 (no PMU) or 1..5 */
+	unsigned int nr_gp;		/* 1..8 (0 only with version 0) */
+	unsigned int gp_width;		/* bits, 32..64; default 48 */
+	unsigned int nr_fixed;		/* 0..4; forced to 0 for version 1 */
+	unsigned int fixed_width;	/* bits; default 48 */
+	bool full_width_write;		/* PERF_CAPABILITIES.FW_WRITE and 0x4C1+ */
+	bool pdcm;			/* PERF_CAPABILITIES exists (CPUID.1:ECX.PDCM) */
+	bool pebs;			/* DS/PEBS advertised */
+	unsigned int pebs_format;	/* 3, 4 or 5 when pebs */
+	bool pebs_baseline;		/* adaptive PEBS (format >= 4) */
+	/* Bitmask over enum pmu_arch_event: what the active sources can produce. */
+	uint32_t available_events;
+};
+
+struct vpmu_pmc {
+	uint64_t value;		/* always masked to the counter width */
+	uint64_t ctl;		/* PERFEVTSELx for GP counters; unused for fixed */
+	bool edge_prev;		/* previous condition, for EVTSEL.E */
+};
+
+struct vpmu_vendor;
+
+struct vpmu {
+	struct vpmu_config cfg;
+	const struct vpmu_vendor *vendor;	/* MSRs, reset, event encodings */
+	uint64_t gp_mask;		/* (1 << gp_width) - 1 */
+	uint64_t fixed_mask;
+
+	struct vpmu_pmc gp[VPMU_MAX_GP];
+	struct vpmu_pmc fixed[VPMU_MAX_FIXED];
+
+	uint64_t fixed_ctr_ctrl;
+	uint64_t global_ctrl;
+	uint64_t global_status;
+	uint64_t debugctl;
+	uint64_t misc_enable;
+	uint64_t perf_capabilities;
+	uint64_t pebs_enable;
+	uint64_t pebs_data_cfg;
+	uint64_t pebs_ld_lat;
+	uint64_t ds_area;
+
+	/* Reserved-bit masks derived from cfg at init ("all reserved" first). */
+	uint64_t evtsel_rsvd;
+	uint64_t fixed_ctr_ctrl_rsvd;
+	uint64_t global_ctrl_rsvd;
+	uint64_t global_ovf_ctrl_rsvd;
+	uint64_t global_status_set_rsvd;
+	uint64_t pebs_enable_rsvd;
+	uint64_t debugctl_rsvd;
+
+	/* Outputs for the VMM, consumed with the take_* calls. */
+	bool pmi_pending;
+	uint64_t overflows;		/* global-index bits overflowed since last take */
+	uint64_t pebs_armed;		/* PEBS counters that wrapped, awaiting their assist */
+
+	/* The operator's event filter (filter.h); NULL allows everything. */
+	const struct vpmu_filter *filter;
+
+	/*
+	 * Derived from the controls by vpmu_reprogram(), for counting: per
+	 * level (0: CPL 0, 1: CPL 1-3) and event, the global-index bits of the
+	 * counters counting it; per level, the events some counter counts.
+	 */
+	uint64_t counting[2][PMU_EV_NR];
+	uint32_t events_at[2];
+	uint64_t pmi_counters;		/* INT / fixed PMI set: an overflow requests a PMI */
+	uint64_t edge_counters;		/* counting with EVTSEL.E, edge still to come */
+
+	/* Statistics for the report. */
+	uint64_t nr_pmis_requested;
+	uint64_t nr_overflows;
+};
+
+/*
+ * Fills in defaults for fields left 0 where 0 is invalid for the version
+ * (nr_gp, the widths, pebs_format), normalises (v0: no counters; v1: no fixed
+ * counters; FW_WRITE needs PDCM) and checks ranges; -EINVAL if invalid.
+ */
+int vpmu_config_validate(struct vpmu_config *cfg);
+
+/*
+ * The full default configuration for `version` (0..5): 8 GP and 3 fixed
+ * counters (none for v1), 48-bit widths, PDCM and FW_WRITE from v2, every
+ * architectural event available, no PEBS.  vpmu_config_validate() cannot
+ * default the version or the booleans because 0/false are meaningful there.
+ */
+void vpmu_config_default(struct vpmu_config *cfg, unsigned int version);
+
+/* RESET state (spec section 2 reset column). cfg must be validated. */
+void vpmu_init(struct vpmu *pmu, const struct vpmu_config *cfg);
+
+/*
+ * Attaches an event filter (NULL: none) after vpmu_init(), which clears it.
+ * The filter must outlive the model; it is only read.
+ */
+void vpmu_set_filter(struct vpmu *pmu, const struct vpmu_filter *filter);
+
+/* Guest RDMSR/WRMSR of a PMU MSR: VPMU_OK or VPMU_GP. */
+int vpmu_rdmsr(struct vpmu *pmu, uint32_t msr, uint64_t *data);
+int vpmu_wrmsr(struct vpmu *pmu, uint32_t msr, uint64_t data);
+
+/*
+ * The same write in two steps: the check changes nothing (VPMU_OK or
+ * VPMU_GP); the commit, only after VPMU_OK, cannot fail. Between them the
+ * VMM counts the WRMSR itself with the counters as they were.
+ */
+int vpmu_wrmsr_check(const struct vpmu *pmu, uint32_t msr, uint64_t data);
+void vpmu_wrmsr_commit(struct vpmu *pmu, uint32_t msr, uint64_t data);
+
+/*
+ * True for every MSR number the configuration's vendor model owns (answers,
+ * or #GPs); all of them lie in [first, last] of vpmu_msr_span().
+ */
+bool vpmu_msr_is_pmu(const struct vpmu_config *cfg, uint32_t msr);
+void vpmu_msr_span(const struct vpmu_config *cfg, uint32_t *first, uint32_t *last);
+
+/*
+ * Recomputes which counters count what after a change made outside the
+ * MSR accessors (they do it themselves), e.g. a test setting GLOBAL_STATUS.
+ */
+void vpmu_reprogram(struct vpmu *pmu);
+
+/* RDPMC with this ECX; the caller has already applied the CR4.PCE/CPL rule. */
+int vpmu_rdpmc(struct vpmu *pmu, uint32_t ecx, uint64_t *data);
+
+/*
+ * CPUID values for this configuration: leaf 0xA in full, and the PMU bits of
+ * leaf 1 (PDCM, DS, DTES64) applied on top of the host's ECX/EDX.
+ */
+void vpmu_cpuid_0a(const struct vpmu_config *cfg, uint32_t *eax, uint32_t *ebx,
+		   uint32_t *ecx, uint32_t *edx);
+void vpmu_cpuid_01(const struct vpmu_config *cfg, uint32_t *ecx, uint32_t *edx);
+
+/*
+ * Counting.  A source reports that `n` occurrences of architectural event `ev`
+ * happened while the vCPU ran at privilege level `cpl` (0..3).  Every counter
+ * that is enabled, programmed with that event and passes the OS/USR filter
+ * advances; a counter wrapping past its width sets its GLOBAL_STATUS bit and,
+ * with INT/PMI set, requests one PMI for the whole call.
+ */
+void vpmu_count(struct vpmu *pmu, enum pmu_arch_event ev, uint64_t n, unsigned int cpl);
+
+/*
+ * One occurrence of each event in `events` (bits of enum pmu_arch_event),
+ * all at one point in time: what one retired instruction adds (instructions,
+ * branches and their kinds). One pass over the counters; one PMI for all.
+ */
+void vpmu_count_each(struct vpmu *pmu, uint32_t events, unsigned int cpl);
+
+/*
+ * Occurrences of `ev` at `cpl` until the first counter counting it wraps, or
+ * UINT64_MAX if no enabled counter counts it.  Sources use it to schedule the
+ * overflow point (a timer, or when to stop stepping).
+ */
+uint64_t vpmu_events_to_overflow(const struct vpmu *pmu, enum pmu_arch_event ev,
+				 unsigned int cpl);
+
+/* True if any enabled counter counts `ev` at some privilege level. */
+bool vpmu_counts_event(const struct vpmu *pmu, enum pmu_arch_event ev);
+
+/* Bit ev set for every event some enabled counter counts (one pass: the run loop's test). */
+uint32_t vpmu_counted_events(const struct vpmu *pmu);
+/* The same for occurrences at `cpl` only. */
+uint32_t vpmu_counted_events_at(const struct vpmu *pmu, unsigned int cpl);
+
+/*
+ * A PMI request from outside the counters (e.g. the PEBS threshold, which
+ * sets GLOBAL_STATUS bit 62): ORs `status` into GLOBAL_STATUS, requests a
+ * PMI and applies freeze-on-PMI exactly as a counter overflow does.
+ */
+void vpmu_request_pmi(struct vpmu *pmu, uint64_t status);
+
+/*
+ * Host-initiated (VMM, not guest) write of GLOBAL_STATUS, e.g. to restore
+ * state: VPMU_GP if it sets a bit that does not exist for this version.
+ */
+int vpmu_set_global_status_host(struct vpmu *pmu, uint64_t data);
+
+/* Returns and clears the pending-PMI request. */
+bool vpmu_take_pmi(struct vpmu *pmu);
+
+/* Returns and clears the global-index bits that overflowed since the last call. */
+uint64_t vpmu_take_overflows(struct vpmu *pmu);
+
+/*
+ * PEBS (spec 4.2, vmm/pebs): a wrap of a counter enabled in PEBS_ENABLE arms
+ * it; the armed set stays until the VMM performs the assist, which takes it,
+ * reloads each armed counter (clearing its GLOBAL_STATUS bit) and, at the
+ * threshold, calls vpmu_request_pmi(GLOBAL_STATUS_BUFFER_OVF).
+ */
+uint64_t vpmu_take_pebs_armed(struct vpmu *pmu);
+void vpmu_pebs_reload(struct vpmu *pmu, unsigned int idx, uint64_t value);
+/* Adaptive_Record of the counter at global index `idx` (EVTSEL 34, FIXED_CTR_CTRL 32+4i). */
+bool vpmu_pebs_adaptive(const struct vpmu *pmu, unsigned int idx);
+
+/* The architectural event a counter is programmed with (PMU_EV_NONE if none). */
+enum pmu_arch_event vpmu_gp_event(const struct vpmu *pmu, unsigned int idx);
+enum pmu_arch_event vpmu_fixed_event(unsigned int idx);
+
+#endif

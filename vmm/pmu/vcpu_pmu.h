@@ -1,0 +1,62 @@
+/*
+ * The PMU layer's state: one struct vm_pmu per VM and one struct vcpu_pmu
+ * per vCPU, reached through vm->pmu and vcpu->pmu. It holds the vCPU's PMU
+ * model (vmm/model) and what connects it to KVM: MSR exits, PMI delivery,
+ * RDPMC emulation. The counting sources and the other PMU features (clock,
+ * exact, PEBS, profile) keep their state behind their own pointers here,
+ * so this layer needs none of their headers.
+ */
+#ifndef PMUVM_VCPU_PMU_H
+#define PMUVM_VCPU_PMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/vpmu.h"
+#include "pmu/rdpmc.h"
+
+struct clock_state;
+struct exact_state;
+struct pebs_stats;
+struct profile_buf;
+
+/* What this host's KVM does, probed once at start-up (probe.c; the report's config.pmu). */
+struct pmu_host_caps {
+	bool user_step;		/* single-steps CPL3 code */
+	bool handler_step;	/* single-stepping follows events into their handlers */
+	bool rdpmc_by_kvm;	/* KVM answers a guest's RDPMC itself instead of a #GP */
+	bool kvm_vpmu_disabled;	/* KVM_PMU_CAP_DISABLE took */
+};
+
+struct vm_pmu {
+	struct pmu_host_caps caps;
+	bool user_uncounted_warned;	/* said once per VM (exact/) */
+	bool handler_uncounted_warned;
+};
+
+struct vcpu_pmu {
+	struct vpmu model;
+	uint32_t sources;		/* bit i: pmu_sources[i] is active on this vCPU */
+	unsigned int cpl;		/* at the last exit, read while anything counts */
+
+	/*
+	 * Kept by a source that counts retirements one by one (exact/), for
+	 * PEBS: the eventing IP, and a WRMSR counted at its MSR exit that has
+	 * not completed yet.
+	 */
+	bool eventing_ip_valid;
+	uint64_t eventing_ip;
+	bool retire_pending;
+
+	struct rdpmc_state rdpmc;
+	uint64_t pmis_delivered;
+	uint64_t pmis_masked;		/* requested while LVTPC was masked: dropped */
+	uint64_t pmis_nmi;
+
+	struct clock_state *clock;	/* clock/clock.h */
+	struct exact_state *exact;	/* exact/exact.h */
+	struct pebs_stats *pebs;	/* pebs/pebs.h */
+	struct profile_buf *profile;	/* profile/profile.h */
+};
+
+#endif

@@ -1,0 +1,21 @@
+/*
+ * Profiling from outside: every counter overflow pmuvm delivers is recorded
+ * with the vCPU, the counter and the guest's RIP and call stack, and written
+ * at exit as a profile resolved against the guest image's ELF symbols.
+ */
+#ifndef PMUVM_PROFILE_H
+#define PMUVM_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct vcpu_feature;
+struct vm;
+
+/* Records the samples (--profile only). */
+extern const struct vcpu_feature profile_feature;
+
+/* Writes --profile FILE; 0 or a PMUVM_EXIT_* code. */
+int profile_write(struct vm *vm, const uint8_t *image, size_t image_size);
+
+#endif

@@ -1,0 +1,42 @@
+/*
+ * Pure x86 helpers over KVM's register structures: privilege level, IDT
+ * gates, paging state. No state, no system calls.
+ */
+#ifndef PMUVM_X86_H
+#define PMUVM_X86_H
+
+#include <linux/kvm.h>
+#include <stdint.h>
+
+#include "mem/pagewalk.h"
+
+#define X86_CR0_PE		(1ULL << 0)
+#define X86_CR4_PCE		(1ULL << 8)
+#define X86_EFER_LMA		(1ULL << 10)
+#define X86_RFLAGS_TF		(1ULL << 8)
+#define X86_CPUID_1_ECX_HYPERVISOR	(1u << 31)	/* SDM vol. 2A CPUID: reserved, 1 under hypervisors */
+#define X86_DR6_BS		(1ULL << 14)	/* SDM vol. 3B 18.2.3: single step */
+
+/* CS.DPL in protected mode, else 0. */
+static inline unsigned int sregs_cpl(const struct kvm_sregs *s)
+{
+	return (s->cr0 & X86_CR0_PE) ? s->cs.dpl : 0;
+}
+
+/* A 64-bit IDT gate (SDM vol. 3A 6.14.1): its handler address, 0 if not present. */
+#define IDT_GATE64_SIZE	16
+
+static inline uint64_t idt_gate64_target(const uint64_t g[2])
+{
+	if (!(g[0] & (1ULL << 47)))
+		return 0;
+	return (g[0] & 0xffff) | ((g[0] >> 32) & 0xffff0000ULL) | ((g[1] & 0xffffffffULL) << 32);
+}
+
+/* What the page-table walker needs to translate the vCPU's linear addresses. */
+static inline struct paging_state sregs_paging(const struct kvm_sregs *s)
+{
+	return (struct paging_state){ s->cr0, s->cr3, s->cr4, s->efer };
+}
+
+#endif
