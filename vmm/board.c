@@ -9,6 +9,7 @@
 #include "board.h"
 #include "clock/clock.h"
 #include "dev/devices.h"
+#include "dev/ucall.h"
 #include "exact/exact.h"
 #include "pebs/pebs.h"
 #include "pmu/pmu.h"
@@ -20,8 +21,9 @@
 static const struct vm_device uart = { "uart", uart_init, uart_exit };
 static const struct vm_device debug_exit = { "isa-debug-exit", debug_exit_init, NULL };
 static const struct vm_device fw_cfg = { "fw_cfg", fw_cfg_init, fw_cfg_exit };
+static const struct vm_device ucall = { "ucall", ucall_init, ucall_exit };
 
-static const struct vm_device *const board_devices[] = { &uart, &debug_exit, &fw_cfg };
+static const struct vm_device *const board_devices[] = { &uart, &debug_exit, &fw_cfg, &ucall };
 
 static const struct vcpu_feature *const board_features[] = {
 	&pmu_feature,

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "clock/clock.h"
+#include "dev/ucall.h"
 #include "exact/exact.h"
 #include "exact/icache.h"
 #include "machine/vm.h"
@@ -233,6 +234,7 @@ static json_object *report_build(struct vm *vm)
 	for (i = 0; i < vm->nr_vcpus; i++)
 		json_object_array_add(vcpus, report_vcpu(&vm->vcpus[i]));
 	json_object_object_add(root, "vcpus", vcpus);
+	json_object_object_add(root, "guest", ucall_log_json(vm->ucall));
 	return root;
 }
 

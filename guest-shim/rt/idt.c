@@ -9,6 +9,7 @@
 #include <rt/layout.h>
 #include <rt/printf.h>
 #include <rt/smp.h>
+#include <rt/ucall.h>
 #include <rt/x86.h>
 #include "internal.h"
 
@@ -103,6 +104,17 @@ void rt_dump_frame(const struct rt_frame *f)
 	       read_cr2());
 }
 
+/* A fatal exception as a failed ucall: the vector, error code and RIP as its values. */
+void rt_report_fatal(const struct rt_frame *f, int vector, const char *name)
+{
+	const uint64_t values[] = { (uint64_t)vector, f->error_code, f->rip };
+	char text[80];
+
+	snprintf(text, sizeof(text), "unexpected exception %d (%s) on cpu %d", vector, name,
+		 rt_cpu_id());
+	ucall_fail(__FILE__, __LINE__, text, 3, values);
+}
+
 static __attribute__((noreturn)) void unexpected(struct rt_frame *f)
 {
 	int v = (int)f->vector;
@@ -112,6 +124,7 @@ static __attribute__((noreturn)) void unexpected(struct rt_frame *f)
 	printf("FAIL: unexpected exception %d (%s) on cpu %d, error code 0x%lx\n",
 	       v, exception_name(v), rt_cpu_id(), f->error_code);
 	rt_dump_frame(f);
+	rt_report_fatal(f, v, exception_name(v));
 	rt_exit(RT_EXIT_FAIL);
 }
 

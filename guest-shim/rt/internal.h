@@ -12,5 +12,7 @@ void idt_dispatch(struct rt_frame *f);			/* vectors.S */
 void smp_init_bsp(void);	/* per-CPU data of CPU 0, before anything */
 void smp_probe(void);		/* CPU count from fw_cfg */
 void pic_disable(void);		/* remap and mask the 8259s */
+/* A fatal exception as a failed ucall (idt.c), after its FAIL line is printed. */
+void rt_report_fatal(const struct rt_frame *f, int vector, const char *name);
 
 #endif

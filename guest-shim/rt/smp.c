@@ -15,6 +15,7 @@
 #include <rt/idt.h>
 #include <rt/layout.h>
 #include <rt/printf.h>
+#include <rt/ucall.h>
 #include <rt/smp.h>
 #include <rt/spinlock.h>
 #include <rt/string.h>
@@ -161,6 +162,8 @@ void rt_run_on_cpu_async(int cpu, void (*fn)(void *), void *arg)
 
 	if (!rt_cpu_online(cpu)) {
 		printf("FAIL: rt_run_on_cpu: cpu %d is not online\n", cpu);
+		ucall_fail(__FILE__, __LINE__, "rt_run_on_cpu: cpu not online", 1,
+			   (const uint64_t[]){ (uint64_t)cpu });
 		rt_exit(RT_EXIT_FAIL);
 	}
 	c->work_done = 0;

@@ -5,6 +5,7 @@
  */
 #include <stdint.h>
 #include <rt.h>
+#include <rt/ucall.h>
 #include "internal.h"
 
 void rt_start(uint32_t magic, uint32_t mbi_addr)
@@ -28,6 +29,7 @@ void rt_start(uint32_t magic, uint32_t mbi_addr)
 	smp_probe();
 
 	ret = main();
+	ucall_done(ret);
 	if (ret) {
 		printf("FAIL: main returned %d\n", ret);
 		rt_exit(RT_EXIT_FAIL);

@@ -13,6 +13,7 @@
 #include <rt/exit.h>
 #include <rt/alloc.h>
 #include <rt/usermode.h>
+#include "internal.h"
 #include "sched.h"
 
 /* 64-bit TSS (SDM vol. 3A 8.7, figure 8-11). */
@@ -74,6 +75,7 @@ static void user_ud_hook(struct rt_frame *f)
 	console_break_lock();
 	printf("FAIL: unexpected exception 6 (#UD) on cpu %d\n", rt_cpu_id());
 	rt_dump_frame(f);
+	rt_report_fatal(f, 6, "#UD");
 	rt_exit(RT_EXIT_FAIL);
 }
 

@@ -7,17 +7,38 @@
 
 void expect_guest_pass(const struct pmuvm_result *r, const char *what)
 {
-	ck_assert_msg(r->status == GUEST_PASS, "%s: status %d\nstdout:\n%s\nstderr:\n%s", what,
-		      r->status, r->out, r->err);
-	ck_assert_msg(strstr(r->out, "PASS\n"), "%s: no PASS line:\n%s", what, r->out);
+	char why[4096];
+	const char *no = guest_results_why_not(r->report, why, sizeof(why));
+
+	ck_assert_msg(!no, "%s: %s\nexit status %d\nstderr:\n%s\nstdout:\n%s", what, no,
+		      r->status, r->err, r->out);
+	ck_assert_msg(r->status == GUEST_PASS, "%s: the guest passed but pmuvm's status is %d\n"
+		      "stderr:\n%s", what, r->status, r->err);
 }
 
 void expect_guest_ok(const struct pmuvm_result *r, const char *name)
 {
-	char line[256];
+	char all[4096];
 
-	snprintf(line, sizeof(line), "ok - %s\n", name);
-	ck_assert_msg(strstr(r->out, line), "missing '%s' in:\n%s", name, r->out);
+	if (guest_results_find(r->report, "ok", name))
+		return;
+	guest_results_describe(r->report, all, sizeof(all));
+	ck_abort_msg("no 'ok - %s' among the guest's results:\n%s", name, all);
+}
+
+uint64_t expect_guest_value(const struct pmuvm_result *r, const char *name, unsigned int idx)
+{
+	json_object *res = guest_results_find(r->report, "value", name), *v = NULL, *values;
+	char all[4096];
+
+	values = res ? json_object_object_get(res, "values") : NULL;
+	if (json_object_is_type(values, json_type_array))
+		v = json_object_array_get_idx(values, idx);
+	if (!v) {
+		guest_results_describe(r->report, all, sizeof(all));
+		ck_abort_msg("no value %u of '%s' among the guest's results:\n%s", idx, name, all);
+	}
+	return json_object_get_uint64(v);
 }
 
 json_object *json_get(json_object *o, const char *path)

@@ -5,16 +5,25 @@
 #include <json-c/json.h>
 #include <stdint.h>
 
+#include "guest_results.h"
 #include "pmuvm_run.h"
 
 /* pmuvm exit status of a guest whose main() returned 0: (0 << 1) | 1. */
 #define GUEST_PASS	1
 
-/* The guest passed: status GUEST_PASS and a "PASS" line; `what` names the run. */
+/*
+ * The guest passed, by its ucall results in r->report (guest_results.h):
+ * main() returned 0, no assertion failed, no ucall was invalid; and pmuvm's
+ * status is GUEST_PASS. A failed assertion is shown with its file:line,
+ * expression and values. `what` names the run.
+ */
 void expect_guest_pass(const struct pmuvm_result *r, const char *what);
 
-/* stdout has the line "ok - NAME" (rt/test.h test_ok()). */
+/* The guest reported test_ok(NAME) (rt/test.h). */
 void expect_guest_ok(const struct pmuvm_result *r, const char *name);
+
+/* Value `idx` of the guest's GUEST_VALUE(NAME) (rt/test.h); fails if there is none. */
+uint64_t expect_guest_value(const struct pmuvm_result *r, const char *name, unsigned int idx);
 
 /* The value at a dotted path ("vcpus.0.pmu.gp"; numbers index arrays); fails if absent. */
 json_object *json_get(json_object *o, const char *path);

@@ -97,16 +97,47 @@ bool write_file(const char *path, const void *data, size_t len)
 	return fclose(f) == 0 && ok;
 }
 
+/* The path argv's --report gives pmuvm (getopt's "--report F" or "--report=F"), or NULL. */
+static const char *report_arg(const char *const *argv)
+{
+	const char *path = NULL;
+	int i;
+
+	for (i = 0; argv[i]; i++) {
+		if (!strcmp(argv[i], "--report") && argv[i + 1])
+			path = argv[++i];
+		else if (!strncmp(argv[i], "--report=", 9))
+			path = argv[i] + 9;
+	}
+	return path;
+}
+
 int pmuvm_run_env(struct pmuvm_result *r, const char *const *env, double limit_s,
 		  const char *const *argv)
 {
-	const char *full[64] = { pmuvm_path() };
-	int n;
+	static unsigned int seq;
+	const char *full[68] = { pmuvm_path() };
+	const char *report = report_arg(argv);
+	char own[600];
+	struct stat st;
+	int n = 1, i, ret;
 
-	for (n = 0; argv[n] && n < 62; n++)
-		full[n + 1] = argv[n];
-	full[n + 1] = NULL;
-	return cmd_run(r, env, limit_s, full);
+	if (!report) {
+		snprintf(own, sizeof(own), "%s/report%u.json", test_tmpdir(), seq++);
+		report = own;
+		full[n++] = "--report";
+		full[n++] = report;
+	}
+	/* Only a file: a test's --report could name a device or a directory. */
+	if (stat(report, &st) == 0 && S_ISREG(st.st_mode))
+		unlink(report);
+	for (i = 0; argv[i] && n < 66; i++)
+		full[n++] = argv[i];
+	full[n] = NULL;
+	ret = cmd_run(r, env, limit_s, full);
+	if (!ret && access(report, F_OK) == 0)
+		r->report = json_object_from_file(report);
+	return ret;
 }
 
 int cmd_run(struct pmuvm_result *r, const char *const *env, double limit_s,
@@ -172,6 +203,9 @@ void pmuvm_result_free(struct pmuvm_result *r)
 	free(r->out);
 	free(r->err);
 	r->out = r->err = NULL;
+	if (r->report)
+		json_object_put(r->report);
+	r->report = NULL;
 }
 
 const char *kvm_unusable_reason(void)

@@ -2,6 +2,7 @@
 #ifndef TESTS_PMUVM_RUN_H
 #define TESTS_PMUVM_RUN_H
 
+#include <json-c/json.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -9,6 +10,7 @@ struct pmuvm_result {
 	int status;		/* exit status, or 128+signal */
 	char *out;		/* stdout, NUL-terminated */
 	char *err;		/* stderr */
+	json_object *report;	/* pmuvm's --report, parsed; NULL if none was written */
 };
 
 /* Path of build/pmuvm ($PMUVM) and of a guest ($GUEST_DIR/NAME.elf). */
@@ -23,6 +25,9 @@ const char *tmp_path(const char *name);		/* static buffer */
  * Runs pmuvm with argv (NULL-terminated, without argv[0]) and extra
  * environment "K=V" strings (NULL-terminated, may be NULL).  Kills it after
  * `limit_s` seconds.  Returns 0 or -1 if it could not be started.
+ * Always asks for a report, which r->report holds (expect.h's guest
+ * verdicts read its "guest" results): at argv's --report path if it has
+ * one (removed first, so never a previous run's), else in test_tmpdir().
  */
 int pmuvm_run_env(struct pmuvm_result *r, const char *const *env, double limit_s,
 		  const char *const *argv);

@@ -9,18 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "expect.h"
 #include "pmuvm_run.h"
 #include "suite.h"
-
-#define GUEST_PASS	1
 /* Any TSC rate will do for these runs: it only scales sampling periods. */
 #define FAKE_TSC_KHZ	"tsc_khz=1000000"
-
-static void expect_pass(const struct pmuvm_result *r, const char *what)
-{
-	ck_assert_msg(r->status == GUEST_PASS && strstr(r->out, "PASS\n"),
-		      "%s: status %d\nstdout:\n%s\nstderr:\n%s", what, r->status, r->out, r->err);
-}
 
 /* vcpus[0].OBJ.KEY of a report; fails the test if it is not there. */
 static long long report_vcpu0(const char *path, const char *obj, const char *key)
@@ -50,7 +43,7 @@ START_TEST(test_bench_raw_step_hook)
 	/* The guest asserts the exact count, 200 loop instructions + 13. */
 	pmuvm_run(&r, "--timeout", "60", "--report", tmp_path(counted_rep), "--append",
 		  "sizes=200 reps=1", guest_path("bench_exact"));
-	expect_pass(&r, "bench_exact");
+	expect_guest_pass(&r, "bench_exact");
 	ck_assert_msg(strstr(r.out, "bench: exact size=200 rep=0 insns=213 "), "%s", r.out);
 	pmuvm_result_free(&r);
 	counted_steps = report_vcpu0(tmp_path(counted_rep), "exact", "steps");
@@ -59,7 +52,7 @@ START_TEST(test_bench_raw_step_hook)
 	pmuvm_run_env(&r, raw_env, 120, (const char *const[]){ "--timeout", "60", "--report",
 		      tmp_path(raw_rep), "--append", "sizes=200 reps=1 raw=1",
 		      guest_path("bench_exact"), NULL });
-	expect_pass(&r, "bench_exact raw");
+	expect_guest_pass(&r, "bench_exact raw");
 	ck_assert_msg(strstr(r.out, "bench: exact size=200 rep=0 insns=0 "), "%s", r.out);
 	pmuvm_result_free(&r);
 	ck_assert_int_eq(report_vcpu0(tmp_path(raw_rep), "exact", "steps"), counted_steps);
@@ -74,19 +67,19 @@ START_TEST(test_bench_guests_run)
 
 	REQUIRE_KVM();
 	pmuvm_run(&r, "--timeout", "60", "--append", "n=10 reps=1", guest_path("bench_msr"));
-	expect_pass(&r, "bench_msr");
+	expect_guest_pass(&r, "bench_msr");
 	ck_assert_msg(strstr(r.out, "bench: msr rep=0 n=10 "), "%s", r.out);
 	pmuvm_result_free(&r);
 
 	pmuvm_run(&r, "--timeout", "60", "--cpus", "2", "--append",
 		  FAKE_TSC_KHZ " iters=100000 reps=1", guest_path("bench_sample"));
-	expect_pass(&r, "bench_sample");
+	expect_guest_pass(&r, "bench_sample");
 	ck_assert_msg(strstr(r.out, "bench: sample rep=0 freq=10000 cpu=1 "), "%s", r.out);
 	pmuvm_result_free(&r);
 
 	pmuvm_run(&r, "--timeout", "60", "--append", FAKE_TSC_KHZ " pmis=3 period_us=1000",
 		  guest_path("bench_pmi"));
-	expect_pass(&r, "bench_pmi");
+	expect_guest_pass(&r, "bench_pmi");
 	ck_assert_msg(strstr(r.out, "bench: pmi_latency i=2 "), "%s", r.out);
 	pmuvm_result_free(&r);
 }

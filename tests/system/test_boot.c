@@ -82,7 +82,7 @@ START_TEST(test_serial_to_file)
 	REQUIRE_KVM();
 	snprintf(path, sizeof(path), "%s", tmp_path("serial.txt"));
 	pmuvm_run(&r, "--serial", path, "--timeout", "60", guest_path("boot"));
-	ck_assert_int_eq(r.status, GUEST_PASS);
+	expect_guest_pass(&r, __func__);
 	ck_assert_str_eq(r.out, "");		/* nothing on stdout */
 	text = read_file_str(path);
 	ck_assert_ptr_nonnull(text);

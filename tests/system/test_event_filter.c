@@ -8,10 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "expect.h"
 #include "pmuvm_run.h"
 #include "suite.h"
-
-#define GUEST_PASS	1
 
 struct filter_case {
 	const char *text;	/* NULL: no --event-filter */
@@ -59,8 +58,7 @@ START_TEST(test_event_filter_guest)
 		pmuvm_run(&r, "--timeout", "30", "--report", report, "--append", append,
 			  guest_path("pmu_filter"));
 	}
-	ck_assert_msg(r.status == GUEST_PASS, "status %d\nstdout:\n%s\nstderr:\n%s", r.status,
-		      r.out, r.err);
+	expect_guest_pass(&r, c->expect);
 	ck_assert_str_eq(r.err, "");
 
 	root = json_object_from_file(report);

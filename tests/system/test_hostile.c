@@ -74,7 +74,7 @@ START_TEST(test_hostile_guest)
 {
 	const struct hostile_case *c = &cases[_i];
 	const char *argv[24];
-	char report[512], img[512], done[64];
+	char report[512], img[512], done[64], why[4096];
 	json_object *root, *vcpu0, *pmu;
 	struct pmuvm_result r;
 	unsigned int n = 0, i, pmis, nmi_pmis;
@@ -96,8 +96,12 @@ START_TEST(test_hostile_guest)
 	ck_assert_msg(r.status == PMUVM_EXIT_TRIPLE_FAULT, "status %d\nstdout:\n%s\nstderr:\n%s",
 		      r.status, r.out, r.err);
 	ck_assert_msg(strstr(r.out, c->seed_line), "no '%s' in:\n%s", c->seed_line, r.out);
-	ck_assert_msg(strstr(r.out, done) && !strstr(r.out, "FAIL"),
-		      "guest did not get through every phase:\n%s", r.out);
+	ck_assert_msg(strstr(r.out, done), "guest did not get through every phase:\n%s", r.out);
+	ck_assert_ptr_nonnull(guest_results(r.report));
+	guest_results_describe(r.report, why, sizeof(why));
+	ck_assert_msg(!guest_results_count(r.report, "fail") &&
+		      !guest_results_count(r.report, "invalid"), "guest results:\n%s\nstdout:\n%s",
+		      why, r.out);
 	expect_clean_stderr(r.err);
 	pmis = guest_count(r.out, "pmis");
 	nmi_pmis = guest_count(r.out, "nmi_pmis");

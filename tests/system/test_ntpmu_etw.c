@@ -49,7 +49,6 @@ static void expect_no_pmu_lines(const char *out)
 			     "TraceProfileSourceConfigInfo -> 87\n"), "%s", out);
 	ck_assert_msg(strstr(out, "ntpmu_etw: no architectural PMU: 0 countersets, "
 			     "instances -> 4200\n"), "%s", out);
-	ck_assert_msg(strstr(out, "ok - ntpmu_etw\n"), "%s", out);
 }
 
 START_TEST(test_ntpmu_etw_pmuvm_without_pmu)
@@ -59,6 +58,7 @@ START_TEST(test_ntpmu_etw_pmuvm_without_pmu)
 	REQUIRE_KVM();
 	pmuvm_run(&r, "--timeout", "60", "--pmu-version", "0", guest_path("ntpmu_etw"));
 	expect_guest_pass(&r, "ntpmu_etw without a PMU");
+	expect_guest_ok(&r, "ntpmu_etw");
 	expect_no_pmu_lines(r.out);
 	pmuvm_result_free(&r);
 }
@@ -86,6 +86,8 @@ START_TEST(test_ntpmu_etw_under_qemu_kvm)
 		return;
 	}
 	expect_no_pmu_lines(q.out);
+	/* QEMU has no ucall port: its verdict is the console's. */
+	ck_assert_msg(strstr(q.out, "ok - ntpmu_etw\n"), "%s", q.out);
 	pmuvm_result_free(&q);
 }
 END_TEST

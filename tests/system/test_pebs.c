@@ -10,10 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "expect.h"
 #include "pmuvm_run.h"
 #include "suite.h"
-
-#define GUEST_PASS	1
 
 static const char *const ok_lines[] = {
 	"pebs enumeration", "pebs records", "pebs threshold pmi", "pebs absolute maximum",
@@ -36,7 +35,7 @@ START_TEST(test_pebs_formats)
 {
 	const char *fmt = _i == 3 ? "3" : _i == 4 ? "4" : "5";
 	const char *rep = tmp_path("pebs.json");
-	char append[16], line[128];
+	char append[16], what[32];
 	struct pmuvm_result r;
 	json_object *root, *cfg, *pmu, *f;
 	/* 3 records with groups, 3 basic-only (formats 4/5), 3 to the threshold, 2 to the maximum. */
@@ -46,15 +45,12 @@ START_TEST(test_pebs_formats)
 	snprintf(append, sizeof(append), "fmt=%s", fmt);
 	pmuvm_run(&r, "--mem", "64M", "--pebs-format", fmt, "--append", append, "--report", rep,
 		  "--timeout", "60", guest_path("pebs_records"));
-	ck_assert_msg(r.status == GUEST_PASS, "format %s: status %d\nstdout:\n%s\nstderr:\n%s",
-		      fmt, r.status, r.out, r.err);
-	ck_assert_msg(strstr(r.out, "PASS\n"), "no PASS:\n%s", r.out);
-	for (size_t i = 0; i < sizeof(ok_lines) / sizeof(ok_lines[0]); i++) {
-		snprintf(line, sizeof(line), "ok - %s\n", ok_lines[i]);
-		ck_assert_msg(strstr(r.out, line), "format %s: missing '%s':\n%s", fmt, line, r.out);
-	}
+	snprintf(what, sizeof(what), "format %s", fmt);
+	expect_guest_pass(&r, what);
+	for (size_t i = 0; i < sizeof(ok_lines) / sizeof(ok_lines[0]); i++)
+		expect_guest_ok(&r, ok_lines[i]);
 	if (_i >= 4)
-		ck_assert_msg(strstr(r.out, "ok - pebs basic records\n"), "%s", r.out);
+		expect_guest_ok(&r, "pebs basic records");
 	/* Said once, not per record. */
 	ck_assert_msg(strstr(r.err, "PEBS record dropped"), "no drop warning:\n%s", r.err);
 	ck_assert_ptr_null(strstr(strstr(r.err, "PEBS record dropped") + 1, "PEBS record dropped"));
@@ -87,7 +83,7 @@ START_TEST(test_pebs_off_report)
 
 	REQUIRE_KVM();
 	pmuvm_run(&r, "--pebs", "off", "--report", rep, "--timeout", "30", guest_path("boot"));
-	ck_assert_msg(r.status == GUEST_PASS, "status %d\n%s\n%s", r.status, r.out, r.err);
+	expect_guest_pass(&r, "--pebs off");
 	root = json_object_from_file(rep);
 	ck_assert_ptr_nonnull(root);
 	ck_assert(json_object_object_get_ex(root, "config", &cfg));
@@ -103,26 +99,24 @@ END_TEST
 /* ntpmu's SystemProcessorProfileControlArea and PEBS reader. */
 START_TEST(test_ntpmu_control_area)
 {
-	static const char *const lines[] = {
-		"ok - control area status codes\n", "ok - pebs profile\n", "ok - control area freed\n",
-		"ntpmu_pebs: 9 samples\n",
+	static const char *const oks[] = {
+		"control area status codes", "pebs profile", "control area freed",
 	};
 	struct pmuvm_result r;
 
 	REQUIRE_KVM();
 	pmuvm_run(&r, "--timeout", "60", guest_path("ntpmu_pebs"));
-	ck_assert_msg(r.status == GUEST_PASS, "status %d\nstdout:\n%s\nstderr:\n%s", r.status,
-		      r.out, r.err);
-	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-		ck_assert_msg(strstr(r.out, lines[i]), "missing '%s':\n%s", lines[i], r.out);
+	expect_guest_pass(&r, "ntpmu_pebs");
+	for (size_t i = 0; i < sizeof(oks) / sizeof(oks[0]); i++)
+		expect_guest_ok(&r, oks[i]);
+	ck_assert_msg(strstr(r.out, "ntpmu_pebs: 9 samples\n"), "%s", r.out);
 	ck_assert_str_eq(r.err, "");
 	pmuvm_result_free(&r);
 
 	pmuvm_run(&r, "--pebs", "off", "--append", "nopebs=1", "--timeout", "60",
 		  guest_path("ntpmu_pebs"));
-	ck_assert_msg(r.status == GUEST_PASS, "--pebs off: status %d\n%s\n%s", r.status, r.out,
-		      r.err);
-	ck_assert_msg(strstr(r.out, "ok - control area not supported\n"), "%s", r.out);
+	expect_guest_pass(&r, "ntpmu_pebs --pebs off");
+	expect_guest_ok(&r, "control area not supported");
 	pmuvm_result_free(&r);
 }
 END_TEST
@@ -136,7 +130,7 @@ START_TEST(test_demo_profile)
 
 	REQUIRE_KVM();
 	pmuvm_run(&r, "--timeout", "60", guest_path("demo"));
-	ck_assert_msg(r.status == GUEST_PASS, "status %d\n%s\n%s", r.status, r.out, r.err);
+	expect_guest_pass(&r, "demo");
 	p = strstr(r.out, "demo: pebs profile, instructions retired every 101");
 	ck_assert_msg(p, "no profile:\n%s", r.out);
 	ck_assert_msg(sscanf(strstr(p, "add esi, ebx"), "add esi, ebx %u", &add) == 1 &&

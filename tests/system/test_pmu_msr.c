@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "expect.h"
 #include "pmuvm_run.h"
 #include "suite.h"
 
@@ -46,14 +47,6 @@ static const char *const common_ok[] = {
 	"IA32_PERFEVTSELx", "IA32_DEBUGCTL", "IA32_MISC_ENABLE",
 };
 
-static void expect_ok_line(const struct pmuvm_result *r, const char *name, const char *what)
-{
-	char line[256];
-
-	snprintf(line, sizeof(line), "ok - %s\n", name);
-	ck_assert_msg(strstr(r->out, line), "%s: missing '%s' in:\n%s", what, name, r->out);
-}
-
 START_TEST(test_pmu_msr_rules)
 {
 	const char *argv[MAX_ARGS + 6];
@@ -78,15 +71,13 @@ START_TEST(test_pmu_msr_rules)
 	argv[n] = NULL;
 	pmuvm_run_env(&r, NULL, 60, argv);
 
-	ck_assert_msg(r.status == 1, "%s: status %d\nstdout:\n%s\nstderr:\n%s", what, r.status,
-		      r.out, r.err);
-	ck_assert_msg(strstr(r.out, "PASS\n"), "%s: no PASS:\n%s", what, r.out);
+	expect_guest_pass(&r, what);
 	snprintf(line, sizeof(line), "pmu_msr: %s\n", msr_cases[_i].cfg_line);
 	ck_assert_msg(strstr(r.out, line), "%s: guest saw another config:\n%s", what, r.out);
 	for (i = 0; i < sizeof(common_ok) / sizeof(common_ok[0]); i++)
-		expect_ok_line(&r, common_ok[i], what);
+		expect_guest_ok(&r, common_ok[i]);
 	for (i = 0; i < 4 && msr_cases[_i].ok_lines[i]; i++)
-		expect_ok_line(&r, msr_cases[_i].ok_lines[i], what);
+		expect_guest_ok(&r, msr_cases[_i].ok_lines[i]);
 	ck_assert_str_eq(r.err, "");
 	pmuvm_result_free(&r);
 }

@@ -70,6 +70,7 @@ struct vm {
 	struct pio_bus *pio;
 	struct uart *uart;
 	struct fw_cfg *fw_cfg;
+	struct ucall_log *ucall;	/* guest results (dev/ucall.c) */
 
 	struct vm_pmu *pmu;		/* the PMU layer's VM-wide state (pmu/vcpu_pmu.h) */
 };
