@@ -117,6 +117,10 @@ $(PMUVM): $(O)/vmm/main.o $(LIBPMUVM)
 	$(E) LD $@
 	$(Q)$(CC) $(HOST_LDFLAGS) -o $@ $^ $(HOST_LDLIBS)
 
+# The hosted ntpmu core and its unit tests: ntpmu's private headers too.
+$(UNIT_SRCS:%.c=$(O)/%.o) $(NTPMU_CORE_SRCS:%.c=$(O)/%.o): \
+	HOST_CFLAGS += -Iguest-shim/ntpmu -Iguest-shim/include
+
 $(UNIT_BIN): $(UNIT_SRCS:%.c=$(O)/%.o) $(TEST_LIB_SRCS:%.c=$(O)/%.o) \
 	    $(NTPMU_CORE_SRCS:%.c=$(O)/%.o) $(LIBPMUVM)
 	$(E) LD $@
@@ -136,6 +140,12 @@ $(O)/guest/%.o: %.S
 	@mkdir -p $(@D)
 	$(E) GUESTAS $<
 	$(Q)$(CC) $(GUEST_CFLAGS) $(DEPFLAGS) -D__ASSEMBLY__ -c -o $@ $<
+
+# The library's own files also see ntpmu's private headers; guests see only
+# the public ones (include/, guest-shim/include/), as an installed guest does.
+$(GUEST_LIB_OBJS): GUEST_CFLAGS += -Iguest-shim/ntpmu
+$(O)/guest/tests/guests/ntpmu_api.o $(O)/guest/tests/guests/ntpmu_pebs.o \
+$(O)/guest/tests/guests/compare.o $(DEMO_SRCS:%.c=$(O)/guest/%.o): GUEST_CFLAGS += -Iguest-shim/ntpmu
 
 $(LIBGUEST): $(GUEST_LIB_OBJS)
 	$(E) AR $@

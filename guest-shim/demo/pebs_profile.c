@@ -16,8 +16,8 @@
 #include <pmu/msr.h>
 
 #include "nt/ntexapi.h"
-#include "../ntpmu/ntpmu_pebs.h"
-#include "../ntpmu/ntpmu_platform.h"
+#include <ntpmu/pebs.h>
+#include "ntpmu_platform.h"
 #include "demo.h"
 
 #define PERIOD		101	/* prime, so samples walk over the loop body */

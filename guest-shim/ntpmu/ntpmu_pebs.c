@@ -12,7 +12,7 @@
  * whose vendor string the guest sees.
  */
 #include "ntpmu_internal.h"
-#include "ntpmu_pebs.h"
+#include <ntpmu/pebs.h>
 #include "pmu/msr.h"
 
 #define CACHE_LINE	64

@@ -16,7 +16,7 @@
 #include <rt/spinlock.h>
 
 #include "nt/ntddk.h"
-#include "../../guest-shim/ntpmu/ntpmu_platform.h"
+#include "ntpmu_platform.h"
 
 #define POOL_SLOTS		8
 #define POOL_SLOT_SIZE		1024

@@ -13,7 +13,7 @@
  * be told to fail).  With --pebs off the call answers NOT_SUPPORTED.
  */
 #include "nt/ntexapi.h"
-#include "../../guest-shim/ntpmu/ntpmu_pebs.h"
+#include <ntpmu/pebs.h>
 #include "ntpmu_guest_platform.h"
 #include "pmu_common.h"
 
