@@ -144,8 +144,6 @@ $(O)/guest/%.o: %.S
 # The library's own files also see ntpmu's private headers; guests see only
 # the public ones (include/, guest-shim/include/), as an installed guest does.
 $(GUEST_LIB_OBJS): GUEST_CFLAGS += -Iguest-shim/ntpmu
-$(O)/guest/tests/guests/ntpmu_api.o $(O)/guest/tests/guests/ntpmu_pebs.o \
-$(O)/guest/tests/guests/compare.o $(DEMO_SRCS:%.c=$(O)/guest/%.o): GUEST_CFLAGS += -Iguest-shim/ntpmu
 
 $(LIBGUEST): $(GUEST_LIB_OBJS)
 	$(E) AR $@

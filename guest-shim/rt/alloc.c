@@ -168,6 +168,15 @@ void rt_free(void *p)
 	spin_unlock_irqrestore(&heap_lock, flags);
 }
 
+size_t rt_alloc_usable_size(const void *p)
+{
+	const struct chunk_hdr *h = (const struct chunk_hdr *)p - 1;
+
+	if (h->magic != HDR_MAGIC)
+		rt_panic("rt_alloc_usable_size(%p): not an rt_alloc() pointer", p);
+	return h->start + h->size - (uint64_t)p;
+}
+
 size_t rt_alloc_free_bytes(void)
 {
 	uint64_t flags = spin_lock_irqsave(&heap_lock);

@@ -17,8 +17,9 @@
 /*
  * Bind ntpmu to the runtime: its MSRs, allocator, lock and threads, the
  * PMI on a fixed vector of every online CPU, and the scheduler's switch
- * hook.  Call it once, after rt_smp_start() if the guest calls that,
- * while the other CPUs are idle, and before the first rt_thread_create().
+ * hook.  Call it once, after rt_smp_start() if the guest calls that (ntpmu
+ * serves the CPUs online then), while the other CPUs are idle, and before
+ * the first rt_thread_create().
  */
 void ntpmu_rt_init(void);
 
