@@ -8,7 +8,8 @@
 #   make coverage   branch coverage of the vPMU model
 #   make compare    the compare guest under QEMU/KVM and under pmuvm, side by side
 #   make bench      measure what the virtual PMU costs (table + build/bench.json)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR=  (pmuvm and pmuvm.1, the guest images,
+#                   qemu-configs/, the guest SDK: library, headers, pmuvm-guest.pc)
 #   make V=1        show the commands; WERROR=0 to not fail on warnings
 #   make SANITIZE=1 ASan+UBSan build of pmuvm and the hosted tests (under build/asan)
 #   make fuzz       build the libFuzzer targets (mk/fuzz.mk) and run each FUZZ_SECONDS=60
@@ -62,13 +63,18 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null || echo -lcheck)
 
 # Guest code is freestanding x86-64, linked low (identity mapped) and shipped as
 # an ELF32 multiboot image so that QEMU's -kernel accepts the same file.
-GUEST_CFLAGS := -std=gnu11 -m64 -ffreestanding -fno-builtin -nostdlib -nostdinc \
-	-isystem $(shell $(CC) -print-file-name=include) \
+# GUEST_ARCH_CFLAGS and GUEST_LINK_FLAGS are also what the installed
+# pmuvm-guest.pc hands an out-of-tree guest: GNU C (the runtime's headers use
+# asm), no SSE (the runtime saves no FPU state on interrupts and switches).
+GUEST_ARCH_CFLAGS := -std=gnu11 -m64 -ffreestanding -fno-builtin \
 	-fno-pic -fno-pie -fno-stack-protector -fno-asynchronous-unwind-tables \
 	-mno-red-zone -mno-sse -mno-sse2 -mno-mmx -mno-avx -mgeneral-regs-only \
-	-fno-omit-frame-pointer -O2 -g $(WARNINGS) -Iinclude -Iguest-shim/include
-GUEST_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,max-page-size=0x1000 \
-	-Wl,-z,noexecstack -T guest-shim/rt/guest.ld
+	-fno-omit-frame-pointer
+GUEST_CFLAGS := $(GUEST_ARCH_CFLAGS) -nostdinc -isystem $(shell $(CC) -print-file-name=include) \
+	-O2 -g $(WARNINGS) -Iinclude -Iguest-shim/include
+GUEST_LINK_FLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,max-page-size=0x1000 \
+	-Wl,-z,noexecstack
+GUEST_LDFLAGS := $(GUEST_LINK_FLAGS) -T guest-shim/rt/guest.ld
 
 # ---- sources ---------------------------------------------------------------
 VMM_MAIN := vmm/main.c
@@ -79,7 +85,7 @@ PMUVM := $(O)/pmuvm
 
 GUEST_LIB_SRCS := $(sort $(wildcard guest-shim/rt/*.S guest-shim/rt/*.c guest-shim/lib/*.c guest-shim/ntpmu/*.c guest-shim/ntpmu-rt/*.c))
 GUEST_LIB_OBJS := $(patsubst %,$(O)/guest/%.o,$(basename $(GUEST_LIB_SRCS)))
-LIBGUEST := $(O)/guest/libguest.a
+LIBGUEST := $(O)/guest/libpmuvm-guest.a
 GUEST_TESTS := $(sort $(wildcard tests/guests/*.c))
 GUEST_ELFS := $(patsubst tests/guests/%.c,$(O)/guests/%.elf,$(GUEST_TESTS)) $(O)/guests/demo.elf
 DEMO_SRCS := $(sort $(wildcard guest-shim/demo/*.c))
@@ -117,6 +123,10 @@ $(PMUVM): $(O)/vmm/main.o $(LIBPMUVM)
 	$(E) LD $@
 	$(Q)$(CC) $(HOST_LDFLAGS) -o $@ $^ $(HOST_LDLIBS)
 
+# The hosted ntpmu core and its unit tests: ntpmu's private headers too.
+$(UNIT_SRCS:%.c=$(O)/%.o) $(NTPMU_CORE_SRCS:%.c=$(O)/%.o): \
+	HOST_CFLAGS += -Iguest-shim/ntpmu -Iguest-shim/include
+
 $(UNIT_BIN): $(UNIT_SRCS:%.c=$(O)/%.o) $(TEST_LIB_SRCS:%.c=$(O)/%.o) \
 	    $(NTPMU_CORE_SRCS:%.c=$(O)/%.o) $(LIBPMUVM)
 	$(E) LD $@
@@ -136,6 +146,10 @@ $(O)/guest/%.o: %.S
 	@mkdir -p $(@D)
 	$(E) GUESTAS $<
 	$(Q)$(CC) $(GUEST_CFLAGS) $(DEPFLAGS) -D__ASSEMBLY__ -c -o $@ $<
+
+# The library's own files also see ntpmu's private headers; guests see only
+# the public ones (include/, guest-shim/include/), as an installed guest does.
+$(GUEST_LIB_OBJS): GUEST_CFLAGS += -Iguest-shim/ntpmu
 
 $(LIBGUEST): $(GUEST_LIB_OBJS)
 	$(E) AR $@
@@ -180,7 +194,7 @@ run:
 check:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory test-bins
-	@scripts/run-tests.sh $(O)
+	@SANITIZE=$(SANITIZE) scripts/run-tests.sh $(O)
 
 # The system tests in the lab even where /dev/kvm is usable here.
 check-lab:
@@ -216,7 +230,16 @@ bench: all
 		scripts/bench.py $(O) $(BENCH_ARGS); \
 	fi
 
-install: all
+# The guest SDK: the runtime and ntpmu as one static library, their public
+# headers, the linker script and a pkg-config file (README, "Building a
+# guest out of tree").
+SDK_HEADERS := $(sort $(wildcard include/nt/*.h include/pmu/*.h \
+	guest-shim/include/*.h guest-shim/include/*/*.h))
+SDK_INCDIR = $(PREFIX)/include/pmuvm-guest
+SDK_LIBDIR = $(PREFIX)/lib/pmuvm-guest
+PMUVM_VERSION := $(shell sed -n 's/^.define PMUVM_VERSION "\(.*\)"$$/\1/p' vmm/config.c)
+
+install: all $(LIBGUEST)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/pmuvm/guests
 	install -m 0755 $(PMUVM) $(DESTDIR)$(PREFIX)/bin/pmuvm
 	install -m 0644 $(GUEST_ELFS) $(DESTDIR)$(PREFIX)/share/pmuvm/guests/
@@ -225,6 +248,16 @@ install: all
 	install -m 0755 qemu-configs/qemu-run $(DESTDIR)$(PREFIX)/share/pmuvm/qemu-configs/
 	install -m 0644 qemu-configs/libvirt/*.xml $(DESTDIR)$(PREFIX)/share/pmuvm/qemu-configs/libvirt/
 	install -m 0755 qemu-configs/libvirt/mkdomain $(DESTDIR)$(PREFIX)/share/pmuvm/qemu-configs/libvirt/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0644 doc/pmuvm.1 $(DESTDIR)$(PREFIX)/share/man/man1/pmuvm.1
+	install -d $(DESTDIR)$(SDK_LIBDIR) $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 0644 $(LIBGUEST) $(DESTDIR)$(SDK_LIBDIR)/libpmuvm-guest.a
+	install -m 0644 guest-shim/rt/guest.ld $(DESTDIR)$(SDK_LIBDIR)/pmuvm-guest.ld
+	for h in $(SDK_HEADERS); do d=$${h#guest-shim/}; d=$${d#include/}; \
+		install -D -m 0644 $$h $(DESTDIR)$(SDK_INCDIR)/$$d || exit 1; done
+	sed -e 's|@prefix@|$(PREFIX)|' -e 's|@version@|$(PMUVM_VERSION)|' \
+	    -e 's|@cflags@|$(GUEST_ARCH_CFLAGS)|' -e 's|@libs@|$(GUEST_LINK_FLAGS)|' \
+	    guest-shim/pmuvm-guest.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/pmuvm-guest.pc
 
 clean:
 	rm -rf build

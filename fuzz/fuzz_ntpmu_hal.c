@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "nt/ntddk.h"
-#include "../guest-shim/ntpmu/ntpmu_platform.h"
+#include "ntpmu_platform.h"
 #include "model/vpmu.h"
 
 #define CPUS	2

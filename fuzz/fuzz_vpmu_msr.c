@@ -41,6 +41,15 @@ static void check(bool ok, const char *what, uint32_t msr)
 	}
 }
 
+static void check_event(bool ok, const char *what, enum pmu_arch_event ev)
+{
+	if (!ok) {
+		fprintf(stderr, "fuzz_vpmu_msr: invariant violated: %s (event %d, %s)\n", what,
+			(int)ev, pmu_event_name(ev));
+		abort();
+	}
+}
+
 /* ---- input cursor ---------------------------------------------------------- */
 
 struct cursor {
@@ -447,21 +456,6 @@ static enum pmu_arch_event pick_event(struct cursor *c)
 	return b == PMU_EV_NR + 1 ? PMU_EV_NONE : (enum pmu_arch_event)b;
 }
 
-/* Spec 5: event select and umask of each architectural event; fixed counters 3.7. */
-static const uint64_t arch_event_sel[PMU_EV_NR] = {
-	[PMU_EV_CORE_CYCLES] = PMU_EVENT_CORE_CYCLES,
-	[PMU_EV_INSTRUCTIONS] = PMU_EVENT_INSTRUCTIONS,
-	[PMU_EV_REF_CYCLES] = PMU_EVENT_REF_CYCLES,
-	[PMU_EV_LLC_REFERENCES] = PMU_EVENT_LLC_REFERENCES,
-	[PMU_EV_LLC_MISSES] = PMU_EVENT_LLC_MISSES,
-	[PMU_EV_BRANCHES] = PMU_EVENT_BRANCHES,
-	[PMU_EV_BRANCH_MISSES] = PMU_EVENT_BRANCH_MISSES,
-	[PMU_EV_TOPDOWN_SLOTS] = PMU_EVENT_TOPDOWN_SLOTS,
-};
-static const enum pmu_arch_event fixed_event[VPMU_MAX_FIXED] = {
-	PMU_EV_INSTRUCTIONS, PMU_EV_CORE_CYCLES, PMU_EV_REF_CYCLES, PMU_EV_TOPDOWN_SLOTS,
-};
-
 static uint64_t rd(struct vpmu *pmu, uint32_t msr)
 {
 	uint64_t v = 0;
@@ -494,7 +488,7 @@ static void check_count(struct vpmu *before, struct vpmu *after, const struct en
 		bool may = avail && running && (sel & EVTSEL_EN) &&
 			   (e->version < 2 || (ctrl & BIT_ULL(i))) &&
 			   (sel & (cpl ? EVTSEL_USR : EVTSEL_OS)) &&
-			   (sel & (EVTSEL_EVENT | EVTSEL_UMASK)) == arch_event_sel[ev];
+			   (sel & (EVTSEL_EVENT | EVTSEL_UMASK)) == pmu_event_code(ev);
 
 		check(may || v1 == v0, "a GP counter that may not count moved", i);
 		check(v1 < v0 || v1 - v0 <= n, "a GP counter advanced by more than n", i);
@@ -513,7 +507,7 @@ static void check_count(struct vpmu *before, struct vpmu *after, const struct en
 		v1 = rd(after, MSR_IA32_FIXED_CTR0 + i);
 		may = avail && running && (ctrl & GLOBAL_CTRL_FIXED(i)) &&
 		      (fctrl & (cpl ? FIXED_CTRL_USR(i) : FIXED_CTRL_OS(i))) &&
-		      fixed_event[i] == ev;
+		      pmu_fixed_event(i) == ev;
 		check(may || v1 == v0, "a fixed counter that may not count moved", 32 + i);
 		check(v1 < v0 || v1 - v0 <= n, "a fixed counter advanced by more than n", 32 + i);
 		if (v1 < v0) {
@@ -533,15 +527,15 @@ static void check_distance(const struct vpmu *pmu, enum pmu_arch_event ev, unsig
 	static struct vpmu copy;
 	uint64_t d = vpmu_events_to_overflow(pmu, ev, cpl);
 
-	check(d > 0, "events_to_overflow is 0", 0);
+	check_event(d > 0, "events_to_overflow is 0", ev);
 	if (d == UINT64_MAX)
 		return;
 	copy = *pmu;
 	vpmu_take_overflows(&copy);
 	vpmu_count(&copy, ev, d - 1, cpl);
-	check(vpmu_take_overflows(&copy) == 0, "wrap before events_to_overflow", (uint32_t)ev);
+	check_event(vpmu_take_overflows(&copy) == 0, "wrap before events_to_overflow", ev);
 	vpmu_count(&copy, ev, 1, cpl);
-	check(vpmu_take_overflows(&copy) != 0, "no wrap at events_to_overflow", (uint32_t)ev);
+	check_event(vpmu_take_overflows(&copy) != 0, "no wrap at events_to_overflow", ev);
 }
 
 static void run_op(struct vpmu *pmu, const struct enumeration *e, struct cursor *c)

@@ -45,6 +45,7 @@ FUZZ_SRCS_pagewalk := vmm/mem/pagewalk.c vmm/mem/guest_mem.c
 FUZZ_ARGS_pagewalk := -max_len=32768
 
 FUZZ_SRCS_ntpmu_hal := $(sort $(wildcard guest-shim/ntpmu/*.c vmm/model/*.c))
+FUZZ_CFLAGS_ntpmu_hal := -Iguest-shim/ntpmu -Iguest-shim/include
 FUZZ_ARGS_ntpmu_hal := -max_len=512
 FUZZ_SRCS_ntpmu_perflib := guest-shim/ntpmu/ntpmu_perf_blocks.c
 FUZZ_CFLAGS_ntpmu_perflib := -Iguest-shim/ntpmu

@@ -6,18 +6,14 @@
  * in proportion to what each loop retires (1200 instructions in the hot
  * loop, 80 in the cold one).  Without PEBS (plain QEMU/KVM, --pebs off) it
  * says so.
- *
- * The ntpmu platform here is the smallest that call needs: one CPU's MSRs,
- * one static area-sized pool slot, cli around a spinlock.
  */
 #include <rt.h>
-#include <rt/spinlock.h>
+#include <ntpmu/ntpmu.h>
+#include <ntpmu/pebs.h>
 #include <pmu/events.h>
 #include <pmu/msr.h>
 
 #include "nt/ntexapi.h"
-#include "../ntpmu/ntpmu_pebs.h"
-#include "../ntpmu/ntpmu_platform.h"
 #include "demo.h"
 
 #define PERIOD		101	/* prime, so samples walk over the loop body */
@@ -43,62 +39,7 @@ asm(".text\n"
     "	popq %rbx\n"
     "	ret\n");
 
-static struct spinlock lock;
-static _Alignas(64) uint8_t area_slot[256];
-static bool slot_used;
 static uint8_t buffer[MAX_SAMPLES * 0xb0] __attribute__((aligned(4096)));
-
-static int d_rdmsr(void *ctx, uint32_t msr, uint64_t *val) { return rdmsr_safe(msr, val); }
-static int d_wrmsr(void *ctx, uint32_t msr, uint64_t val) { return wrmsr_safe(msr, val); }
-static unsigned int d_nr_cpus(void *ctx) { return 1; }
-static unsigned int d_cpu_id(void *ctx) { return 0; }
-
-static void d_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4])
-{
-	struct cpuid_regs r = cpuid_count(leaf, subleaf);
-
-	regs[0] = r.eax;
-	regs[1] = r.ebx;
-	regs[2] = r.ecx;
-	regs[3] = r.edx;
-}
-
-static void *d_zalloc(void *ctx, size_t size)
-{
-	if (slot_used || size > sizeof(area_slot))
-		return NULL;
-	slot_used = true;
-	memset(area_slot, 0, size);
-	return area_slot;
-}
-
-static void d_free(void *ctx, void *p)
-{
-	if (p == area_slot)
-		slot_used = false;
-}
-
-static unsigned long d_lock(void *ctx)
-{
-	unsigned long flags = read_rflags();
-
-	cli();
-	spin_lock(&lock);
-	return flags;
-}
-
-static void d_unlock(void *ctx, unsigned long flags)
-{
-	spin_unlock(&lock);
-	if (flags & (1ul << 9))
-		sti();
-}
-
-static const struct ntpmu_platform_ops demo_ops = {
-	.rdmsr = d_rdmsr, .wrmsr = d_wrmsr, .cpuid = d_cpuid, .nr_cpus = d_nr_cpus,
-	.cpu_id = d_cpu_id, .zalloc = d_zalloc, .free = d_free, .lock = d_lock,
-	.unlock = d_unlock,
-};
 
 static void sample(PPROCESSOR_PROFILE_CONTROL_AREA area)
 {
@@ -155,7 +96,7 @@ void demo_pebs_profile(void)
 	SYSTEM_PROCESSOR_PROFILE_CONTROL_AREA s = { NULL, TRUE };
 	NTSTATUS st;
 
-	ntpmu_init(&demo_ops, NULL);
+	ntpmu_rt_init();
 	st = NtSetSystemInformation(SystemProcessorProfileControlArea, &s, sizeof(s));
 	if (st == STATUS_NOT_SUPPORTED) {
 		puts("demo: pebs: not supported on this CPU");

@@ -25,6 +25,7 @@
 #include <rt/fwcfg.h>
 #include <rt/multiboot.h>
 #include <rt/exit.h>
+#include <rt/panic.h>
 #include <rt/test.h>
 #include <rt/usermode.h>
 #include <rt/spinlock.h>

@@ -1,11 +1,12 @@
-/* ntpmu on the guest runtime (platform_rt.c). */
+/* ntpmu on the guest runtime: what platform_rt.c and pvclock.c share. */
 #ifndef NTPMU_RT_H
 #define NTPMU_RT_H
 
-#include "../ntpmu/ntpmu_platform.h"
+#include <stdint.h>
+#include <ntpmu/ntpmu.h>
 
-/* Bind ntpmu to the runtime: PMI vector on every CPU, scheduler switch hook. */
-void ntpmu_rt_init(void);
+#include "ntpmu_platform.h"
+
 /* The TSC frequency from KVM's pvclock, 0 if unavailable (pvclock.c). */
 uint64_t ntpmu_rt_pvclock_hz(void);
 

@@ -2,10 +2,12 @@
  * The ntpmu platform on the guest runtime: real PMU MSRs, the scheduler's
  * switch hook, the runtime allocator, spinlock and per-thread slot.
  *
- * A guest calls ntpmu_rt_init() after rt_smp_start(), while the other CPUs
- * are idle, and before creating threads (tests/guests/ntpmu_threads.c).
- * The runtime never frees a thread, so an exited thread's profiling state
- * stays until DisableThreadProfiling (ntpmu_thread_exit() is not called).
+ * It is the one platform of every guest: a guest calls ntpmu_rt_init()
+ * (ntpmu/ntpmu.h) after rt_smp_start() if it starts the APs, while the
+ * other CPUs are idle, and before creating threads
+ * (tests/guests/ntpmu_threads.c).  The runtime never frees a thread, so an
+ * exited thread's profiling state stays until DisableThreadProfiling
+ * (ntpmu_thread_exit() is not called).
  *
  * Choices here:
  *   - HANDLEs are NtCurrentThread() or a struct rt_thread pointer; the
@@ -59,9 +61,18 @@ static void rt_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t regs[4
 	regs[3] = r.edx;
 }
 
+/*
+ * The CPUs online now, which rt_smp_start() brings up as 0..n-1: a guest
+ * that never starts its APs (--cpus 2, the demo) has ntpmu on CPU 0 only,
+ * where rt_run_on_cpu() to an offline AP would fail.
+ */
 static unsigned int rt_nr_cpus_op(void *ctx)
 {
-	return (unsigned int)rt_nr_cpus();
+	unsigned int n = 0;
+
+	while ((int)n < rt_nr_cpus() && rt_cpu_online((int)n))
+		n++;
+	return n;
 }
 
 static unsigned int rt_cpu_id_op(void *ctx)
@@ -74,9 +85,18 @@ static void rt_run_on_cpu_op(void *ctx, unsigned int cpu, void (*fn)(void *), vo
 	rt_run_on_cpu((int)cpu, fn, arg);
 }
 
+/*
+ * Zeroed to the size asked and 0xa5 beyond it, up to the chunk's end:
+ * fresh heap memory is mostly zero, which would hide ntpmu relying on
+ * bytes it did not ask for.
+ */
 static void *rt_zalloc_op(void *ctx, size_t size)
 {
-	return rt_zalloc(size, 0);
+	uint8_t *p = rt_zalloc(size, 0);
+
+	if (p)
+		memset(p + size, 0xa5, rt_alloc_usable_size(p) - size);
+	return p;
 }
 
 static void rt_free_op(void *ctx, void *p)

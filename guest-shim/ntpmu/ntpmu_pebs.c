@@ -1,6 +1,6 @@
 /*
  * NtSetSystemInformation(SystemProcessorProfileControlArea) (windows-api
- * spec 5, seed 004) and the PEBS buffer reader (ntpmu_pebs.h).
+ * spec 5, seed 004) and the PEBS buffer reader (ntpmu/pebs.h).
  *
  * The control area is allocated before anything is checked, as Windows
  * does, zeroed and cache-aligned; installing it programs IA32_DS_AREA on
@@ -12,7 +12,7 @@
  * whose vendor string the guest sees.
  */
 #include "ntpmu_internal.h"
-#include "ntpmu_pebs.h"
+#include <ntpmu/pebs.h>
 #include "pmu/msr.h"
 
 #define CACHE_LINE	64

@@ -52,17 +52,6 @@
 
 static const GUID set_guid = NTPMU_PERF_COUNTERSET_GUID;
 
-static const uint64_t event_sel[PMU_EV_ARCH_NR] = {
-	[PMU_EV_CORE_CYCLES] = PMU_EVENT_CORE_CYCLES,
-	[PMU_EV_INSTRUCTIONS] = PMU_EVENT_INSTRUCTIONS,
-	[PMU_EV_REF_CYCLES] = PMU_EVENT_REF_CYCLES,
-	[PMU_EV_LLC_REFERENCES] = PMU_EVENT_LLC_REFERENCES,
-	[PMU_EV_LLC_MISSES] = PMU_EVENT_LLC_MISSES,
-	[PMU_EV_BRANCHES] = PMU_EVENT_BRANCHES,
-	[PMU_EV_BRANCH_MISSES] = PMU_EVENT_BRANCH_MISSES,
-	[PMU_EV_TOPDOWN_SLOTS] = PMU_EVENT_TOPDOWN_SLOTS,
-};
-
 struct perf_spec {
 	struct perf_spec *next;
 	GUID guid;
@@ -142,7 +131,7 @@ static void program_cpu(void *arg)
 		if (!pg->on)
 			continue;
 		ntpmu.ops->wrmsr(ntpmu.ctx, MSR_IA32_PMC0 + gp, 0);
-		ntpmu.ops->wrmsr(ntpmu.ctx, MSR_IA32_PERFEVTSEL0 + gp, event_sel[prov.ids[i]] |
+		ntpmu.ops->wrmsr(ntpmu.ctx, MSR_IA32_PERFEVTSEL0 + gp, pmu_event_code(prov.ids[i]) |
 				 EVTSEL_USR | EVTSEL_OS | EVTSEL_EN);
 	}
 	if (ntpmu.version < 2)

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <ntpmu/ntpmu.h>
 
 #define NTPMU_MAX_CPUS	64	/* one processor group */
 
@@ -94,13 +95,5 @@ void ntpmu_thread_exit(void *thread);
  * bits, and clears the status.  Returns the status bits it found.
  */
 uint64_t ntpmu_pmi(void);
-
-/* What ntpmu_init() found. */
-struct ntpmu_pmu_info {
-	unsigned int version;		/* 0: no architectural PMU */
-	unsigned int nr_gp, nr_fixed;
-	unsigned int gp_width, fixed_width;
-};
-void ntpmu_pmu_info(struct ntpmu_pmu_info *info);
 
 #endif

@@ -12,10 +12,10 @@
 #include <stdint.h>
 #include <rt/alloc.h>
 #include <rt/multiboot.h>
+#include <rt/panic.h>
 #include <rt/printf.h>
 #include <rt/spinlock.h>
 #include <rt/string.h>
-#include <rt/test.h>
 
 #define ALLOC_GRAIN	16
 #define HDR_MAGIC	0x6b6e756863747200ull	/* "\0rtchunk" */
@@ -148,7 +148,7 @@ void rt_free(void *p)
 	if (!p)
 		return;
 	if (h->magic != HDR_MAGIC)
-		GUEST_FAIL("rt_free(%p): not an rt_alloc() pointer or freed twice", p);
+		rt_panic("rt_free(%p): not an rt_alloc() pointer or freed twice", p);
 	flags = spin_lock_irqsave(&heap_lock);
 	h->magic = 0;
 	nb = (struct free_blk *)h->start;
@@ -166,6 +166,15 @@ void rt_free(void *p)
 		prev->next = nb->next;
 	}
 	spin_unlock_irqrestore(&heap_lock, flags);
+}
+
+size_t rt_alloc_usable_size(const void *p)
+{
+	const struct chunk_hdr *h = (const struct chunk_hdr *)p - 1;
+
+	if (h->magic != HDR_MAGIC)
+		rt_panic("rt_alloc_usable_size(%p): not an rt_alloc() pointer", p);
+	return h->start + h->size - (uint64_t)p;
 }
 
 size_t rt_alloc_free_bytes(void)

@@ -12,8 +12,8 @@
 #include <rt/idt.h>
 #include <rt/layout.h>
 #include <rt/smp.h>
+#include <rt/panic.h>
 #include <rt/string.h>
-#include <rt/test.h>
 #include <rt/x86.h>
 #include <pmu/msr.h>
 #include "sched.h"
@@ -251,14 +251,16 @@ void rt_sched_start(void)
 	if (c->sched)
 		goto out;
 	boot = thread_alloc(c->id == 0 ? "main" : "idle", c->id);
-	GUEST_ASSERT(boot);
+	if (!boot)
+		rt_panic("cpu %d: no memory for its boot thread", c->id);
 	boot->state = T_RUNNING;
 	boot->is_boot = true;
 	boot->switches = 1;
 	boot->run_start = rdtsc();
 	if (c->id == 0) {
 		s->idle = sched_thread_new(idle_body, NULL, 0, "idle");
-		GUEST_ASSERT(s->idle);
+		if (!s->idle)
+			rt_panic("cpu 0: no memory for its idle thread");
 		s->idle->state = T_READY;
 	} else {
 		s->idle = boot;
@@ -333,7 +335,8 @@ void rt_thread_sleep_ticks(uint64_t tsc_ticks)
 	flags = local_irq_save();
 	s = rt_this_cpu()->sched;
 	me = rt_this_cpu()->current;
-	GUEST_ASSERT(!me->is_idle);
+	if (me->is_idle)
+		rt_panic("the idle thread may not sleep");
 	me->wake_tsc = rdtsc() + tsc_ticks;
 	block_current(me, RT_WAIT_DELAY_EXECUTION);
 	me->sleep_next = s->sleepers;
@@ -350,14 +353,16 @@ void rt_thread_join(struct rt_thread *t)
 	sched_ensure_started();
 	flags = local_irq_save();
 	me = rt_this_cpu()->current;
-	GUEST_ASSERT(t != me && !me->is_idle);
+	if (t == me || me->is_idle)
+		rt_panic("thread %lu joins %s", me->id, t == me ? "itself" : "from the idle thread");
 	for (;;) {
 		spin_lock(&join_lock);
 		if (t->done) {
 			spin_unlock(&join_lock);
 			break;
 		}
-		GUEST_ASSERT(!t->joiner || t->joiner == me);
+		if (t->joiner && t->joiner != me)
+			rt_panic("thread %lu joined by %lu and %lu", t->id, t->joiner->id, me->id);
 		t->joiner = me;
 		block_current(me, RT_WAIT_EXECUTIVE);
 		spin_unlock(&join_lock);
@@ -372,8 +377,9 @@ void rt_thread_exit(void)
 
 	cli();
 	me = rt_this_cpu()->current;
-	GUEST_ASSERT(!me->is_boot && !me->is_idle);
+	if (me->is_boot || me->is_idle)
+		rt_panic("rt_thread_exit() from %s", me->is_idle ? "an idle thread" : "main");
 	me->state = T_DEAD;
 	schedule();
-	GUEST_FAIL("dead thread %lu ran again", me->id);
+	rt_panic("dead thread %lu ran again", me->id);
 }

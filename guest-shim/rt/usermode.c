@@ -7,7 +7,7 @@
 #include <rt/layout.h>
 #include <rt/smp.h>
 #include <rt/spinlock.h>
-#include <rt/test.h>
+#include <rt/panic.h>
 #include <rt/x86.h>
 #include <rt/printf.h>
 #include <rt/exit.h>
@@ -125,7 +125,8 @@ uint64_t usermode_run(uint64_t (*fn)(uint64_t), uint64_t arg, void *stack_top)
 {
 	int cpu = rt_cpu_id();
 
-	GUEST_ASSERT(cpu >= 0 && cpu < RT_MAX_CPUS);
+	if (cpu < 0 || cpu >= RT_MAX_CPUS)
+		rt_panic("rt_run_user() on cpu %d", cpu);
 	if (!tss_loaded[cpu]) {
 		/* Two threads of this CPU must not both LTR: the second would #GP (busy TSS). */
 		uint64_t flags = local_irq_save();
@@ -149,7 +150,8 @@ uint64_t rt_run_user(uint64_t (*fn)(uint64_t), uint64_t arg)
 	if (t && !t->is_boot && !t->is_idle) {
 		if (!t->user_stack)
 			t->user_stack = rt_alloc(RT_USER_STACK_SIZE, 16);
-		GUEST_ASSERT(t->user_stack);
+		if (!t->user_stack)
+			rt_panic("thread %lu: no memory for its user stack", t->id);
 		return usermode_run(fn, arg, (char *)t->user_stack + RT_USER_STACK_SIZE);
 	}
 	return usermode_run(fn, arg, &user_stacks[rt_cpu_id()][RT_USER_STACK_SIZE]);

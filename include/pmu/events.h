@@ -1,55 +1,105 @@
 /*
- * Architectural performance events (SDM table 18-1; spec section 5).
- * The enum order is ABI: it is the CPUID.0AH:EBX bit index.
+ * The performance events pmuvm knows, in one table.  Everything else here
+ * (the event enum, the PMU_EVENT_* encodings, the lookups below) and every
+ * user (the vPMU model, ntpmu's Perflib provider, the vPMU fuzzer) is
+ * expanded from it, so an encoding exists once.
+ *
+ * A row is X(NAME, EventSelect, UMask, short name, fixed counter): the
+ * event PMU_EV_NAME, its IA32_PERFEVTSELx bits 7:0 and 15:8, a short
+ * lower-case name for messages, and the fixed counter that counts it
+ * (-1: none; SDM vol. 3B 18.2.2, fixed-function counters).
  */
 #ifndef PMU_EVENTS_H
 #define PMU_EVENTS_H
 
 #include <stdint.h>
 
+/*
+ * The architectural events (SDM vol. 3B table 18-1; spec section 5), in
+ * CPUID.0AH:EBX bit order: the enum order is ABI.
+ */
+#define PMU_ARCH_EVENTS(X)							\
+	X(CORE_CYCLES,		0x3c, 0x00, "core_cycles",	1)	/* UnHalted Core Cycles */ \
+	X(INSTRUCTIONS,		0xc0, 0x00, "instructions",	0)	/* Instructions Retired */ \
+	X(REF_CYCLES,		0x3c, 0x01, "ref_cycles",	2)	/* UnHalted Reference Cycles (TSC rate) */ \
+	X(LLC_REFERENCES,	0x2e, 0x4f, "llc_references",	-1)	/* LLC Reference */ \
+	X(LLC_MISSES,		0x2e, 0x41, "llc_misses",	-1)	/* LLC Misses */ \
+	X(BRANCHES,		0xc4, 0x00, "branches",		-1)	/* Branch Instruction Retired */ \
+	X(BRANCH_MISSES,	0xc5, 0x00, "branch_misses",	-1)	/* Branch Misses Retired */ \
+	X(TOPDOWN_SLOTS,	0xa4, 0x01, "topdown_slots",	3)	/* Topdown Slots */
+
+/*
+ * Model-specific events the exact source counts from decoding:
+ * BR_INST_RETIRED umasks with their Skylake-family encodings (SDM vol. 3B,
+ * the Skylake event table).  Not in CPUID.0AH:EBX.
+ */
+#define PMU_MODEL_EVENTS(X)							\
+	X(BR_COND,		0xc4, 0x01, "br_cond",		-1)	/* CONDITIONAL */ \
+	X(BR_NEAR_CALL,		0xc4, 0x02, "br_near_call",	-1)	/* NEAR_CALL */ \
+	X(BR_NEAR_RETURN,	0xc4, 0x08, "br_near_return",	-1)	/* NEAR_RETURN */ \
+	X(BR_NOT_TAKEN,		0xc4, 0x10, "br_not_taken",	-1)	/* NOT_TAKEN (conditional) */ \
+	X(BR_NEAR_TAKEN,	0xc4, 0x20, "br_near_taken",	-1)	/* NEAR_TAKEN */ \
+	X(BR_FAR,		0xc4, 0x40, "br_far",		-1)	/* FAR_BRANCH */
+
+#define PMU_EVENTS(X)	PMU_ARCH_EVENTS(X) PMU_MODEL_EVENTS(X)
+
+#define PMU_EV_ENUM_(name, sel, umask, str, fixed)	PMU_EV_##name,
 enum pmu_arch_event {
-	PMU_EV_CORE_CYCLES = 0,		/* 0x3c/0x00, fixed counter 1 */
-	PMU_EV_INSTRUCTIONS = 1,	/* 0xc0/0x00, fixed counter 0 */
-	PMU_EV_REF_CYCLES = 2,		/* 0x3c/0x01, fixed counter 2 (TSC rate) */
-	PMU_EV_LLC_REFERENCES = 3,	/* 0x2e/0x4f */
-	PMU_EV_LLC_MISSES = 4,		/* 0x2e/0x41 */
-	PMU_EV_BRANCHES = 5,		/* 0xc4/0x00 */
-	PMU_EV_BRANCH_MISSES = 6,	/* 0xc5/0x00 */
-	PMU_EV_TOPDOWN_SLOTS = 7,	/* 0xa4/0x01, fixed counter 3 */
-	PMU_EV_ARCH_NR,
-	/*
-	 * Model-specific events the exact source counts from decoding:
-	 * BR_INST_RETIRED umasks with their Skylake-family encodings (SDM
-	 * vol. 3B, the Skylake event table).  Not in CPUID.0AH:EBX.
-	 */
-	PMU_EV_BR_COND = PMU_EV_ARCH_NR,	/* 0xc4/0x01 CONDITIONAL */
-	PMU_EV_BR_NEAR_CALL,		/* 0xc4/0x02 NEAR_CALL */
-	PMU_EV_BR_NEAR_RETURN,		/* 0xc4/0x08 NEAR_RETURN */
-	PMU_EV_BR_NOT_TAKEN,		/* 0xc4/0x10 NOT_TAKEN (conditional) */
-	PMU_EV_BR_NEAR_TAKEN,		/* 0xc4/0x20 NEAR_TAKEN */
-	PMU_EV_BR_FAR,			/* 0xc4/0x40 FAR_BRANCH */
+	PMU_EVENTS(PMU_EV_ENUM_)
 	PMU_EV_NR,
 	PMU_EV_NONE = -1,
 };
+#undef PMU_EV_ENUM_
+
+/* The architectural events are the first rows: PMU_EV_BR_COND == PMU_EV_ARCH_NR. */
+#define PMU_EV_COUNT_(name, sel, umask, str, fixed)	+ 1
+#define PMU_EV_ARCH_NR	(0 PMU_ARCH_EVENTS(PMU_EV_COUNT_))
 
 /* Length of the CPUID.0AH:EBX event vector we report (Linux needs >= 7). */
 #define PMU_EV_VECTOR_LEN	8
 
 #define PMU_RAW_EVENT(sel, umask)	((uint64_t)(sel) | ((uint64_t)(umask) << 8))
 
-#define PMU_EVENT_CORE_CYCLES		PMU_RAW_EVENT(0x3c, 0x00)
-#define PMU_EVENT_INSTRUCTIONS		PMU_RAW_EVENT(0xc0, 0x00)
-#define PMU_EVENT_REF_CYCLES		PMU_RAW_EVENT(0x3c, 0x01)
-#define PMU_EVENT_LLC_REFERENCES	PMU_RAW_EVENT(0x2e, 0x4f)
-#define PMU_EVENT_LLC_MISSES		PMU_RAW_EVENT(0x2e, 0x41)
-#define PMU_EVENT_BRANCHES		PMU_RAW_EVENT(0xc4, 0x00)
-#define PMU_EVENT_BRANCH_MISSES		PMU_RAW_EVENT(0xc5, 0x00)
-#define PMU_EVENT_TOPDOWN_SLOTS		PMU_RAW_EVENT(0xa4, 0x01)
-#define PMU_EVENT_BR_COND		PMU_RAW_EVENT(0xc4, 0x01)
-#define PMU_EVENT_BR_NEAR_CALL		PMU_RAW_EVENT(0xc4, 0x02)
-#define PMU_EVENT_BR_NEAR_RETURN	PMU_RAW_EVENT(0xc4, 0x08)
-#define PMU_EVENT_BR_NOT_TAKEN		PMU_RAW_EVENT(0xc4, 0x10)
-#define PMU_EVENT_BR_NEAR_TAKEN		PMU_RAW_EVENT(0xc4, 0x20)
-#define PMU_EVENT_BR_FAR		PMU_RAW_EVENT(0xc4, 0x40)
+/* PMU_EVENT_<NAME>: the EventSelect | UMask << 8 of each row, for EVTSEL writes. */
+#define PMU_EVENT_CODE_(name, sel, umask, str, fixed)	PMU_EVENT_##name = PMU_RAW_EVENT(sel, umask),
+enum pmu_event_code {
+	PMU_EVENTS(PMU_EVENT_CODE_)
+};
+#undef PMU_EVENT_CODE_
+
+/* EventSelect | UMask << 8 of @ev; 0 for a value that is no event. */
+static inline uint64_t pmu_event_code(int ev)
+{
+	switch (ev) {
+#define PMU_EV_CODE_CASE_(name, sel, umask, str, fixed)	\
+	case PMU_EV_##name: return PMU_RAW_EVENT(sel, umask);
+	PMU_EVENTS(PMU_EV_CODE_CASE_)
+#undef PMU_EV_CODE_CASE_
+	default: return 0;
+	}
+}
+
+/* The short name of @ev; "none" for a value that is no event. */
+static inline const char *pmu_event_name(int ev)
+{
+	switch (ev) {
+#define PMU_EV_NAME_CASE_(name, sel, umask, str, fixed)	\
+	case PMU_EV_##name: return str;
+	PMU_EVENTS(PMU_EV_NAME_CASE_)
+#undef PMU_EV_NAME_CASE_
+	default: return "none";
+	}
+}
+
+/* The event fixed counter @idx counts; PMU_EV_NONE if none does. */
+static inline enum pmu_arch_event pmu_fixed_event(unsigned int idx)
+{
+#define PMU_EV_FIXED_(name, sel, umask, str, fixed)	\
+	if ((fixed) >= 0 && idx == (unsigned int)(fixed))	\
+		return PMU_EV_##name;
+	PMU_EVENTS(PMU_EV_FIXED_)
+#undef PMU_EV_FIXED_
+	return PMU_EV_NONE;
+}
 
 #endif

@@ -24,10 +24,10 @@
  * exact events must agree to the unit on any host that counts them.
  */
 #include <rt.h>
+#include <ntpmu/ntpmu.h>
 
 #include "nt/ntddk.h"
 #include "nt/ntstatus.h"
-#include "ntpmu_guest_platform.h"
 #include "pmu_common.h"
 
 #define LOOP_ITERATIONS		1000
@@ -188,7 +188,7 @@ int main(void)
 	printf("compare: pmu.fixed_counters %u\n", cfg.nr_fixed);
 	printf("compare: pmu.fixed_width %u\n", cfg.fixed_width);
 
-	ntpmu_init(&ntpmu_guest_ops, NULL);
+	ntpmu_rt_init();
 	ntpmu_calls();
 
 	printf("compare: expect.instructions %u\n", LOOP_ITERATIONS * LOOP_INSNS_PER_ITER);

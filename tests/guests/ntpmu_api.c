@@ -1,30 +1,20 @@
 /*
  * The ntpmu calls on a real (virtual) PMU: KeSet/KeQuery, HAL arbitration
  * with an overflow handler called from a real PMI, and thread profiling of
- * two threads that this guest switches between itself (the runtime has no
- * scheduler yet), with the reads done at CPL3 as Windows does.
+ * two runtime threads on one CPU, with the reads done at CPL3 as Windows
+ * does.  main() (thread A) hands the CPU to thread B only by joining it,
+ * so each thread's share of the counts is known exactly.
  *
  * With no architectural PMU (plain QEMU/KVM here) the configuration call
  * answers STATUS_NOT_IMPLEMENTED; the guest says so and passes.
- *
- * The platform is the minimal single-CPU one of ntpmu_guest_platform.h.
  */
 #include <rt.h>
+#include <ntpmu/ntpmu.h>
 
 #include "nt/ntddk.h"
 #include "nt/ntrtl.h"
 #include "nt/winbase.h"
-#include "ntpmu_guest_platform.h"
 #include "pmu_common.h"
-
-#define NTPMU_PMI_VECTOR	0xe1
-
-static void switch_to(struct gthread *next)
-{
-	cli();
-	ntpmu_context_switch(current, next);
-	current = next;
-}
 
 /* CPL3 work: spin for `ticks` TSC ticks. */
 static uint64_t user_spin(uint64_t ticks)
@@ -65,12 +55,6 @@ static void overflow_handler(ULONGLONG bits, HANDLE owner)
 	ovf_owner = owner;
 }
 
-static void pmi(struct rt_frame *f)
-{
-	ntpmu_pmi();
-	apic_write_lvtpc(NTPMU_PMI_VECTOR);
-}
-
 static int no_pmu(void)
 {
 	HARDWARE_COUNTER c = { .Type = PMCCounter, .Index = 0 };
@@ -107,8 +91,6 @@ static void hal_overflow(struct pmu_cfg *cfg)
 			STATUS_INSUFFICIENT_RESOURCES);
 	GUEST_ASSERT_EQ(KeSetHardwareCounterConfiguration(&c, 1), STATUS_WMI_ALREADY_ENABLED);
 
-	rt_set_irq_handler(NTPMU_PMI_VECTOR, pmi);
-	apic_write_lvtpc(NTPMU_PMI_VECTOR);
 	wrmsr(MSR_IA32_PMC0 + 2, -1000ull & width_mask(cfg->gp_width) & 0xffffffffull);
 	wrmsr(MSR_IA32_PERFEVTSEL0 + 2, PMU_EVENT_CORE_CYCLES | EVTSEL_EN | EVTSEL_USR |
 	      EVTSEL_OS | EVTSEL_INT);
@@ -136,6 +118,32 @@ static void thread_events(uint64_t n)
 	wrmsr(MSR_IA32_PMC0 + 1, (uint32_t)(rdmsr(MSR_IA32_PMC0 + 1) + n));
 }
 
+struct thread_b {
+	struct rt_thread *a;
+	HANDLE ha, hb;
+	struct user_read rb;
+};
+
+/*
+ * Thread B, while A waits in rt_thread_join(): profiles itself (GP0 and
+ * GP1, not fixed 1), works, reads its data at CPL3, and may touch neither
+ * A's thread nor A's handle.
+ */
+static void thread_b(void *arg)
+{
+	struct thread_b *b = arg;
+	HANDLE h;
+
+	GUEST_ASSERT_EQ(EnableThreadProfiling(b->a, 0, 0x5, &h), ERROR_INVALID_PARAMETER);
+	GUEST_ASSERT_EQ(EnableThreadProfiling(NtCurrentThread(), 0, 0x5, &b->hb), ERROR_SUCCESS);
+	rt_run_user(user_spin, 6000000);
+	thread_events(3000);
+	b->rb.h = b->hb;
+	rt_run_user(user_read, (uint64_t)&b->rb);
+	GUEST_ASSERT_EQ(DisableThreadProfiling(b->ha), ERROR_INVALID_HANDLE);
+	GUEST_ASSERT_EQ(DisableThreadProfiling(b->hb), ERROR_SUCCESS);
+}
+
 /* Thread profiling: A's counts exclude B's work; the reads are RDPMCs at CPL3. */
 static void profiling(struct pmu_cfg *pc)
 {
@@ -144,11 +152,14 @@ static void profiling(struct pmu_cfg *pc)
 		{ .Type = PMCCounter, .Index = 0x40000001 },
 		{ .Type = PMCCounter, .Index = 1 },
 	};
-	struct user_read ra = { 0 }, rb = { 0 };
+	struct user_read ra = { 0 };
+	struct thread_b b = { 0 };
+	struct rt_thread *tb;
 	uint64_t raw0, raw1;
-	HANDLE ha, hb;
 	BOOLEAN on;
 
+	rt_sched_start();		/* main() becomes thread A */
+	b.a = rt_thread_current();
 	GUEST_ASSERT_EQ(KeSetHardwareCounterConfiguration(cfg, 3), STATUS_SUCCESS);
 	wrmsr(MSR_IA32_PMC0, 0);
 	wrmsr(MSR_IA32_PERFEVTSEL0, PMU_EVENT_CORE_CYCLES | EVTSEL_EN | EVTSEL_USR | EVTSEL_OS);
@@ -160,52 +171,43 @@ static void profiling(struct pmu_cfg *pc)
 	raw0 = rdmsr(MSR_IA32_PMC0);
 
 	GUEST_ASSERT_EQ(EnableThreadProfiling(NtCurrentThread(), THREAD_PROFILING_FLAG_DISPATCH,
-					      0x7, &ha), ERROR_SUCCESS);
-	GUEST_ASSERT_EQ(EnableThreadProfiling(&thread_b, 0, 0x5, &hb), ERROR_INVALID_PARAMETER);
-	GUEST_ASSERT_EQ(QueryThreadProfiling(&thread_a, &on), ERROR_SUCCESS);
+					      0x7, &b.ha), ERROR_SUCCESS);
+	GUEST_ASSERT_EQ(QueryThreadProfiling(b.a, &on), ERROR_SUCCESS);
 	GUEST_ASSERT_EQ(on, TRUE);
 	rt_run_user(user_spin, 2000000);
 	thread_events(1000);
-	switch_to(&thread_b);
-	GUEST_ASSERT_EQ(EnableThreadProfiling(NtCurrentThread(), 0, 0x5, &hb), ERROR_SUCCESS);
-	rt_run_user(user_spin, 6000000);
-	thread_events(3000);
-	switch_to(&thread_a);
+	/* Interrupts stay off here, so B first runs when A blocks in the join. */
+	tb = rt_thread_create(thread_b, &b, -1, "B");
+	GUEST_ASSERT(tb);
+	rt_thread_join(tb);
 	rt_run_user(user_spin, 2000000);
 	thread_events(500);
 
-	ra.h = ha;
-	rb.h = hb;
+	ra.h = b.ha;
 	rt_run_user(user_read, (uint64_t)&ra);
-	switch_to(&thread_b);
-	rt_run_user(user_read, (uint64_t)&rb);
-	switch_to(&thread_a);
 	raw1 = rdmsr(MSR_IA32_PMC0);
 	printf("ntpmu: A cycles=%llu fixed=%llu switches=%u; B cycles=%llu; raw=%llu\n",
 	       (unsigned long long)ra.pd.HwCounters[0].Value,
 	       (unsigned long long)ra.pd.HwCounters[1].Value,
-	       ra.pd.ContextSwitchCount, (unsigned long long)rb.pd.HwCounters[0].Value,
+	       ra.pd.ContextSwitchCount, (unsigned long long)b.rb.pd.HwCounters[0].Value,
 	       (unsigned long long)(raw1 - raw0));
 	printf("ntpmu: thread events A=%llu B=%llu\n",
 	       (unsigned long long)ra.pd.HwCounters[2].Value,
-	       (unsigned long long)rb.pd.HwCounters[2].Value);
+	       (unsigned long long)b.rb.pd.HwCounters[2].Value);
 	GUEST_ASSERT_EQ(ra.err, ERROR_SUCCESS);
-	GUEST_ASSERT_EQ(rb.err, ERROR_SUCCESS);
+	GUEST_ASSERT_EQ(b.rb.err, ERROR_SUCCESS);
 	GUEST_ASSERT_EQ(ra.pd.HwCountersCount, 3);
-	GUEST_ASSERT_EQ(rb.pd.HwCountersCount, 3);
+	GUEST_ASSERT_EQ(b.rb.pd.HwCountersCount, 3);
 	GUEST_ASSERT_EQ(ra.pd.ContextSwitchCount, 1);
 	GUEST_ASSERT_EQ(ra.pd.HwCounters[2].Value, 1500);
-	GUEST_ASSERT_EQ(rb.pd.HwCounters[2].Value, 3000);
-	GUEST_ASSERT_EQ(rb.pd.HwCounters[1].Value, 0);	/* not requested by B */
+	GUEST_ASSERT_EQ(b.rb.pd.HwCounters[2].Value, 3000);
+	GUEST_ASSERT_EQ(b.rb.pd.HwCounters[1].Value, 0);	/* not requested by B */
 	GUEST_ASSERT(ra.pd.HwCounters[0].Value > 0 && ra.pd.HwCounters[1].Value > 0 &&
-		     rb.pd.HwCounters[0].Value > 0);
+		     b.rb.pd.HwCounters[0].Value > 0);
 	/* Each window is counted once: A's total never includes B's. */
-	GUEST_ASSERT(ra.pd.HwCounters[0].Value + rb.pd.HwCounters[0].Value <= raw1 - raw0);
-	GUEST_ASSERT_EQ(DisableThreadProfiling(hb), ERROR_INVALID_HANDLE);
-	GUEST_ASSERT_EQ(DisableThreadProfiling(ha), ERROR_SUCCESS);
-	switch_to(&thread_b);
-	GUEST_ASSERT_EQ(DisableThreadProfiling(hb), ERROR_SUCCESS);
-	switch_to(&thread_a);
+	GUEST_ASSERT(ra.pd.HwCounters[0].Value + b.rb.pd.HwCounters[0].Value <= raw1 - raw0);
+	GUEST_ASSERT_EQ(DisableThreadProfiling(b.hb), ERROR_INVALID_HANDLE);
+	GUEST_ASSERT_EQ(DisableThreadProfiling(b.ha), ERROR_SUCCESS);
 	GUEST_ASSERT_EQ(KeSetHardwareCounterConfiguration(NULL, 0), STATUS_SUCCESS);
 	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);
 }
@@ -215,7 +217,7 @@ int main(void)
 	struct pmu_cfg cfg = pmu_cfg_read();
 	struct ntpmu_pmu_info info;
 
-	ntpmu_init(&ntpmu_guest_ops, NULL);
+	ntpmu_rt_init();
 	ntpmu_pmu_info(&info);
 	printf("ntpmu: pmu version %u, %u gp counters, %u fixed counters\n", info.version,
 	       info.nr_gp, info.nr_fixed);

@@ -25,7 +25,7 @@
 #include "nt/ntddk.h"
 #include "nt/ntwmi.h"
 #include "nt/perflib.h"
-#include "../../guest-shim/ntpmu-rt/ntpmu_rt.h"
+#include <ntpmu/ntpmu.h>
 
 #define THREADS_PER_CPU	2
 #define MAX_WORKERS	(2 * THREADS_PER_CPU)

@@ -17,7 +17,7 @@
 #include <rt/thread.h>
 
 #include "nt/ntddk.h"
-#include "../../guest-shim/ntpmu-rt/ntpmu_rt.h"
+#include <ntpmu/ntpmu.h>
 #include "pmu_common.h"
 
 #define PERIOD		100	/* more than the PMI handler's tail after it unfreezes */

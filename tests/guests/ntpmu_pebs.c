@@ -9,12 +9,15 @@
  * ... 90, all in the hot loop, three on each of its instructions, with EBX
  * known for each: the profile must show exactly that.
  *
- * The minimal single-CPU platform of ntpmu_guest_platform.h (its pool can
- * be told to fail).  With --pebs off the call answers NOT_SUPPORTED.
+ * Allocation failures come from the runtime's fault injection
+ * (rt_alloc_fail_after), leaks show in its free bytes.  With --pebs off the
+ * call answers NOT_SUPPORTED.
  */
+#include <rt.h>
+#include <ntpmu/ntpmu.h>
+#include <ntpmu/pebs.h>
+
 #include "nt/ntexapi.h"
-#include "../../guest-shim/ntpmu/ntpmu_pebs.h"
-#include "ntpmu_guest_platform.h"
 #include "pmu_common.h"
 
 #define HOT		30
@@ -48,6 +51,7 @@ asm(".text\n"
     "	ret\n");
 
 static uint8_t buf[32 * RECORD_SIZE] __attribute__((aligned(4096)));
+static size_t heap_free;		/* the heap's free bytes before the first call */
 
 static NTSTATUS call(SYSTEM_PROCESSOR_PROFILE_CONTROL_AREA *s, BOOLEAN allocate)
 {
@@ -59,20 +63,24 @@ static void status_codes(PPROCESSOR_PROFILE_CONTROL_AREA *out)
 {
 	SYSTEM_PROCESSOR_PROFILE_CONTROL_AREA s = { 0 }, t = { 0 };
 	static const uint8_t zero[sizeof(PROCESSOR_PROFILE_CONTROL_AREA)];
+	size_t with_area;
 
-	g_fail_next_alloc = 1;
+	rt_alloc_fail_after(0);
 	GUEST_ASSERT_EQ(call(&s, TRUE), STATUS_INSUFFICIENT_RESOURCES);
 	GUEST_ASSERT(!s.ProcessorProfileControlArea);
+	GUEST_ASSERT_EQ(rt_alloc_free_bytes(), heap_free);
 	GUEST_ASSERT_EQ(call(&s, FALSE), STATUS_MEMORY_NOT_ALLOCATED);
 
 	GUEST_ASSERT_EQ(call(&s, TRUE), STATUS_SUCCESS);
+	with_area = rt_alloc_free_bytes();
+	GUEST_ASSERT(with_area < heap_free);
 	GUEST_ASSERT(s.ProcessorProfileControlArea);
 	GUEST_ASSERT_EQ((uintptr_t)s.ProcessorProfileControlArea % 64, 0);
 	GUEST_ASSERT_EQ(memcmp(s.ProcessorProfileControlArea, zero, sizeof(zero)), 0);
 	GUEST_ASSERT_EQ(rdmsr(MSR_IA32_DS_AREA), (uintptr_t)s.ProcessorProfileControlArea);
 	GUEST_ASSERT_EQ(call(&t, TRUE), STATUS_ADDRESS_ALREADY_EXISTS);
 	GUEST_ASSERT_EQ(t.ProcessorProfileControlArea, s.ProcessorProfileControlArea);
-	GUEST_ASSERT_EQ(g_pool_live(), 1);	/* the second allocation was freed */
+	GUEST_ASSERT_EQ(rt_alloc_free_bytes(), with_area);	/* the second allocation was freed */
 	*out = s.ProcessorProfileControlArea;
 	test_ok("control area status codes");
 }
@@ -129,7 +137,7 @@ static void release(PPROCESSOR_PROFILE_CONTROL_AREA area)
 	GUEST_ASSERT_EQ(call(&s, FALSE), STATUS_SUCCESS);
 	GUEST_ASSERT(!s.ProcessorProfileControlArea);
 	GUEST_ASSERT_EQ(rdmsr(MSR_IA32_DS_AREA), 0);
-	GUEST_ASSERT_EQ(g_pool_live(), 0);
+	GUEST_ASSERT_EQ(rt_alloc_free_bytes(), heap_free);
 	GUEST_ASSERT_EQ(call(&s, FALSE), STATUS_MEMORY_NOT_ALLOCATED);
 	test_ok("control area freed");
 }
@@ -140,11 +148,12 @@ int main(void)
 	PPROCESSOR_PROFILE_CONTROL_AREA area;
 	uint64_t nopebs = 0;
 
-	ntpmu_init(&ntpmu_guest_ops, NULL);
+	ntpmu_rt_init();
+	heap_free = rt_alloc_free_bytes();
 	mbi_arg_u64("nopebs", &nopebs);
 	if (nopebs) {
 		GUEST_ASSERT_EQ(call(&s, TRUE), STATUS_NOT_SUPPORTED);
-		GUEST_ASSERT_EQ(g_pool_live(), 0);
+		GUEST_ASSERT_EQ(rt_alloc_free_bytes(), heap_free);
 		test_ok("control area not supported");
 		return 0;
 	}

@@ -18,7 +18,7 @@
 
 #include "nt/ntddk.h"
 #include "nt/winbase.h"
-#include "../../guest-shim/ntpmu-rt/ntpmu_rt.h"
+#include <ntpmu/ntpmu.h>
 #include "pmu_common.h"
 
 #define THREADS_PER_CPU	2

@@ -11,7 +11,7 @@
 #include "expect.h"
 #include "pmuvm_run.h"
 #include "suite.h"
-#include "../../vmm/exitcode.h"
+#include "exitcode.h"
 
 static void expect_line(const struct pmuvm_result *r, const char *line)
 {

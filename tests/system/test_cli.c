@@ -11,7 +11,7 @@
 #include "elfgen.h"
 #include "pmuvm_run.h"
 #include "suite.h"
-#include "../../vmm/exitcode.h"
+#include "exitcode.h"
 
 /* 32-bit code: print 'X' on COM1 and write 5 to isa-debug-exit. */
 static const uint8_t code_print_exit[] = {

@@ -17,7 +17,7 @@
 #include "expect.h"
 #include "pmuvm_run.h"
 #include "suite.h"
-#include "../../vmm/exitcode.h"
+#include "exitcode.h"
 
 struct hostile_case {
 	const char *guest;	/* tests/guests/<guest>.c */

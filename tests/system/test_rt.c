@@ -77,6 +77,28 @@ START_TEST(test_rt_threads_two_cpus)
 }
 END_TEST
 
+/* rt_panic() (rt/panic.h): its line and RT_EXIT_PANIC, (3 << 1) | 1. */
+START_TEST(test_rt_panic)
+{
+	struct pmuvm_result r;
+	char want[128], ptr[32];
+	const char *at;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--timeout", "30", guest_path("rt_panic"));
+	ck_assert_msg(r.status == ((3 << 1) | 1), "status %d\nstdout:\n%s\nstderr:\n%s", r.status,
+		      r.out, r.err);
+	at = strstr(r.out, "rt_panic: freeing ");
+	ck_assert_msg(at && sscanf(at, "rt_panic: freeing %31s twice", ptr) == 1, "%s", r.out);
+	snprintf(want, sizeof(want), ": rt_free(%s): not an rt_alloc() pointer or freed twice\n",
+		 ptr);
+	at = strstr(r.out, "PANIC guest-shim/rt/alloc.c:");
+	ck_assert_msg(at && strstr(at, want), "no PANIC line '%s' in:\n%s", want, r.out);
+	ck_assert_msg(!strstr(r.out, "PASS") && !strstr(r.out, "FAIL"), "%s", r.out);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 static Suite *rt_suite(void)
 {
 	Suite *s = suite_create("rt");
@@ -85,6 +107,7 @@ static Suite *rt_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_rt_threads_one_cpu);
 	tcase_add_test(tc, test_rt_threads_two_cpus);
+	tcase_add_test(tc, test_rt_panic);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "model/vpmu.h"
-#include "../../guest-shim/ntpmu/ntpmu_platform.h"
+#include "ntpmu_platform.h"
 
 #define FAKE_MAX_CPUS		4
 #define FAKE_MAX_THREADS	8

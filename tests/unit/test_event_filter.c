@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/suite.h"
+#include "suite.h"
 #include "config-filter.h"
 
 START_TEST(test_parse_full)

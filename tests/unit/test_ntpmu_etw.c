@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/suite.h"
+#include "suite.h"
 #include "nt/evntrace.h"
 #include "nt/ntddk.h"
 #include "nt/ntrtl.h"

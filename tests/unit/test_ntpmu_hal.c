@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "../lib/suite.h"
+#include "suite.h"
 #include "nt/ntddk.h"
 #include "nt/ntexapi.h"
 #include "pmu/msr.h"

@@ -5,11 +5,11 @@
  */
 #include <string.h>
 
-#include "../lib/suite.h"
+#include "suite.h"
 #include "nt/ntexapi.h"
 #include "ntpmu_fake.h"
 #include "pebs/pebs.h"
-#include "../../guest-shim/ntpmu/ntpmu_pebs.h"
+#include <ntpmu/pebs.h>
 
 static struct fake_platform f;
 

@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/suite.h"
+#include "suite.h"
 #include "nt/ntddk.h"
 #include "nt/perflib.h"
 #include "ntpmu_fake.h"
-#include "../../guest-shim/ntpmu/ntpmu_clock.h"
-#include "../../guest-shim/ntpmu/ntpmu_perf_blocks.h"
+#include "ntpmu_clock.h"
+#include "ntpmu_perf_blocks.h"
 
 #define NOID	0xFFFFFFFFu
 

@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "../lib/suite.h"
+#include "suite.h"
 #include "nt/ntddk.h"
 #include "nt/ntrtl.h"
 #include "nt/winbase.h"

@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../lib/suite.h"
+#include "suite.h"
 #include "model/vpmu.h"
 
 START_TEST(test_default_v5)

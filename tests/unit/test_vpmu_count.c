@@ -2,7 +2,7 @@
  * Counting, overflow, PMI requests and freeze-on-PMI (spec 3), and the
  * helpers sources use to schedule overflows.
  */
-#include "../lib/suite.h"
+#include "suite.h"
 #include "model/vpmu.h"
 
 #define MASK48		0xffffffffffffULL

@@ -1,5 +1,5 @@
 /* CPUID leaf 0xA and the PMU bits of leaf 1 (spec 1.1, 1.2). */
-#include "../lib/suite.h"
+#include "suite.h"
 #include "pmu/cpuid.h"
 #include "model/vpmu.h"
 

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "../lib/suite.h"
+#include "suite.h"
 #include "model/vpmu.h"
 
 #define EN_ALL		(EVTSEL_EN | EVTSEL_OS | EVTSEL_USR)

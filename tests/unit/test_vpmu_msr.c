@@ -2,7 +2,7 @@
  * MSR existence, reset values, read/write rules and #GP cases of the vPMU
  * model (spec section 2, kvm-vpmu 1.2), per version and per counter count.
  */
-#include "../lib/suite.h"
+#include "suite.h"
 #include "model/vpmu.h"
 
 #define MASK48	0xffffffffffffULL

@@ -1,5 +1,5 @@
 /* RDPMC ECX decoding (spec 2.1, kvm-vpmu 1.2). */
-#include "../lib/suite.h"
+#include "suite.h"
 #include "model/vpmu.h"
 
 static void make_pmu(struct vpmu *pmu, unsigned int version, unsigned int nr_gp,

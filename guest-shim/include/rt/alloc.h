@@ -17,6 +17,8 @@
 void *rt_alloc(size_t size, size_t align);
 void *rt_zalloc(size_t size, size_t align);
 void rt_free(void *p);
+/* Bytes usable at @p, an rt_alloc() pointer: the size asked, rounded up. */
+size_t rt_alloc_usable_size(const void *p);
 
 /*
  * Fault injection for tests: the (n+1)-th allocation from now returns NULL
