@@ -22,4 +22,10 @@
 #define CPUID_1_ECX_HYPERVISOR		(1u << 31)
 #define CPUID_1_EDX_DS			(1u << 21)
 
+/* AMD (AMD64 APM vol. 3 appendix E): the core counter extension and PerfMonV2. */
+#define CPUID_8000_0001_ECX_PERFCTR_CORE (1u << 23)
+#define CPUID_LEAF_AMD_PMU		0x80000022
+#define CPUID_8000_0022_EAX_PERFMON_V2	(1u << 0)
+#define CPUID_8000_0022_EBX_NR_CORE(ebx) ((ebx) & 0xf)
+
 #endif

@@ -43,13 +43,51 @@
 
 #define PMU_EVENTS(X)	PMU_ARCH_EVENTS(X) PMU_MODEL_EVENTS(X)
 
+/*
+ * Events only AMD encodes (no Intel row above): X(NAME, short name).
+ * Retired taken branches, near and far (AMD PMCx0C4).
+ */
+#define PMU_AMD_ONLY_EVENTS(X)							\
+	X(BR_TAKEN,		"br_taken")
+
 #define PMU_EV_ENUM_(name, sel, umask, str, fixed)	PMU_EV_##name,
+#define PMU_EV_ENUM2_(name, str)			PMU_EV_##name,
 enum pmu_arch_event {
 	PMU_EVENTS(PMU_EV_ENUM_)
+	PMU_AMD_ONLY_EVENTS(PMU_EV_ENUM2_)
 	PMU_EV_NR,
 	PMU_EV_NONE = -1,
 };
 #undef PMU_EV_ENUM_
+#undef PMU_EV_ENUM2_
+
+/*
+ * The AMD core events pmuvm's sources produce (AMD PPR for family 19h,
+ * "Core Performance Monitor Counters"; the AMD64 APM vol. 2 13.2): a row is
+ * X(pmuvm event, EventSelect (12 bits: PERF_CTL bits 7:0 and 35:32),
+ * UMask, AMD's name).  AMD has no fixed counters and no reference cycles.
+ */
+#define PMU_AMD_EVENTS(X)							\
+	X(CORE_CYCLES,		0x076, 0x00, "Cycles not in Halt")		\
+	X(INSTRUCTIONS,		0x0c0, 0x00, "Retired Instructions")		\
+	X(BRANCHES,		0x0c2, 0x00, "Retired Branch Instructions")	\
+	X(BR_TAKEN,		0x0c4, 0x00, "Retired Taken Branch Instructions") \
+	X(BR_FAR,		0x0c6, 0x00, "Retired Far Control Transfers")	\
+	X(BR_NEAR_RETURN,	0x0c8, 0x00, "Retired Near Returns")		\
+	X(BR_COND,		0x0d1, 0x00, "Retired Conditional Branch Instructions")
+
+/* PERF_CTL bits of an AMD EventSelect and UMask. */
+#define PMU_AMD_RAW_EVENT(sel, umask)						\
+	(((uint64_t)(sel) & 0xff) | ((uint64_t)(umask) << 8) |		\
+	 (((uint64_t)(sel) >> 8) << 32))
+
+/* PMU_AMD_EVENT_<NAME>: PERF_CTL event bits of each AMD row. */
+#define PMU_AMD_EVENT_CODE_(name, sel, umask, str)	\
+	PMU_AMD_EVENT_##name = PMU_AMD_RAW_EVENT(sel, umask),
+enum pmu_amd_event_code {
+	PMU_AMD_EVENTS(PMU_AMD_EVENT_CODE_)
+};
+#undef PMU_AMD_EVENT_CODE_
 
 /* The architectural events are the first rows: PMU_EV_BR_COND == PMU_EV_ARCH_NR. */
 #define PMU_EV_COUNT_(name, sel, umask, str, fixed)	+ 1
@@ -87,6 +125,10 @@ static inline const char *pmu_event_name(int ev)
 	case PMU_EV_##name: return str;
 	PMU_EVENTS(PMU_EV_NAME_CASE_)
 #undef PMU_EV_NAME_CASE_
+#define PMU_EV_NAME_CASE2_(name, str)	\
+	case PMU_EV_##name: return str;
+	PMU_AMD_ONLY_EVENTS(PMU_EV_NAME_CASE2_)
+#undef PMU_EV_NAME_CASE2_
 	default: return "none";
 	}
 }

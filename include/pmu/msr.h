@@ -113,6 +113,30 @@
 #define RDPMC_FIXED			BIT_ULL(30)
 #define RDPMC_FAST			BIT_ULL(31)
 
+/*
+ * AMD core performance counters (AMD64 APM vol. 2 13.2): the legacy MSRs
+ * (four counters), the core extension (six counters, CTL at even and CTR
+ * at odd MSRs; the legacy MSRs alias the first four), and the PerfMonV2
+ * global MSRs.  Counters are 48 bits wide.
+ */
+#define MSR_K7_EVNTSEL0			0xc0010000
+#define MSR_K7_PERFCTR0			0xc0010004
+#define MSR_F15H_PERF_CTL0		0xc0010200
+#define MSR_F15H_PERF_CTR0		0xc0010201
+#define MSR_AMD64_PERF_CNTR_GLOBAL_STATUS	0xc0000300
+#define MSR_AMD64_PERF_CNTR_GLOBAL_CTL		0xc0000301
+#define MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_CLR	0xc0000302
+#define MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_SET	0xc0000303
+#define AMD_NR_LEGACY_COUNTERS		4
+#define AMD_NR_CORE_COUNTERS		6
+#define AMD_COUNTER_WIDTH		48
+/* PERF_CTL: EventSelect[11:8] at 35:32; GuestOnly, HostOnly (13.2.1). */
+#define AMD_EVTSEL_EVENT_HI		GENMASK_ULL(35, 32)
+#define AMD_EVTSEL_GUESTONLY		BIT_ULL(40)
+#define AMD_EVTSEL_HOSTONLY		BIT_ULL(41)
+/* Reserved PERF_CTL bits; KVM drops them on write (arch/x86/kvm/svm/pmu.c). */
+#define AMD_EVTSEL_RSVD			0xfffffff000280000ULL
+
 /* LVT performance-counter register (spec 3.4) */
 #define APIC_LVTPC_OFFSET		0x340
 #define APIC_LVT_VECTOR			0xffu

@@ -24,7 +24,7 @@ enum pmu_arch_event vpmu_decode_event(uint64_t evtsel)
 	int ev;
 
 	for (ev = 0; ev < PMU_EV_NR; ev++)
-		if (event_code[ev] == (evtsel & EVTSEL_EVENT_UMASK))
+		if (event_code[ev] && event_code[ev] == (evtsel & EVTSEL_EVENT_UMASK))
 			return ev;
 	return PMU_EV_NONE;
 }

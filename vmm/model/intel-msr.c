@@ -11,7 +11,6 @@
 #include "internal.h"
 
 #define RANGE(msr, n, exists_fn) .first = (msr), .count = (n), .exists = (exists_fn)
-#define REG(field)		.reg = offsetof(struct vpmu, field)
 #define RW_REG(field, mask)	REG(field), .rsvd = offsetof(struct vpmu, mask), .writable = true
 #define RW_REG_VALID(field, valid) REG(field), .rsvd_bits = ~(uint64_t)(valid), .writable = true
 
@@ -101,14 +100,17 @@ static const struct vpmu_msr_range intel_msr_ranges[] = {
 };
 
 
+/* 0xC1 (IA32_PMC0) .. 0x600 (IA32_DS_AREA) */
+static const struct vpmu_msr_span intel_msr_spans[] = { { MSR_IA32_PMC0, MSR_IA32_DS_AREA } };
+
 const struct vpmu_vendor vpmu_intel = {
 	.name = "intel",
 	.msr_ranges = intel_msr_ranges,
 	.nr_msr_ranges = sizeof(intel_msr_ranges) / sizeof(intel_msr_ranges[0]),
-	/* 0xC1 (IA32_PMC0) .. 0x600 (IA32_DS_AREA) */
-	.msr_span_first = MSR_IA32_PMC0,
-	.msr_span_last = MSR_IA32_DS_AREA,
+	.msr_spans = intel_msr_spans,
+	.nr_msr_spans = 1,
 	.reset = vpmu_intel_reset,
 	.decode_event = vpmu_decode_event,
 	.fixed_event = vpmu_fixed_event,
+	.rdpmc = vpmu_intel_rdpmc,
 };

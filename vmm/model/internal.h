@@ -57,7 +57,10 @@ typedef int (*vpmu_rd_fn)(struct vpmu *pmu, unsigned int idx, uint64_t *data);
 typedef int (*vpmu_chk_fn)(const struct vpmu *pmu, unsigned int idx, uint64_t data);
 typedef void (*vpmu_wr_fn)(struct vpmu *pmu, unsigned int idx, uint64_t data);
 
-/* One row per MSR range a vendor model owns (its table: intel-msr.c). */
+/* A plain register's row fields (see struct vpmu_msr_range). */
+#define REG(field)		.reg = offsetof(struct vpmu, field)
+
+/* One row per MSR range a vendor model owns (its table: intel-msr.c, amd-msr.c). */
 struct vpmu_msr_range {
 	uint32_t first;
 	uint32_t count;
@@ -87,14 +90,27 @@ struct vpmu_vendor {
 	const struct vpmu_msr_range *msr_ranges;
 	unsigned int nr_msr_ranges;
 	/* The MSR numbers the ranges lie in, for the VMM's MSR filter. */
-	uint32_t msr_span_first, msr_span_last;
+	const struct vpmu_msr_span *msr_spans;
+	unsigned int nr_msr_spans;
 	/* RESET values and reserved-bit masks from pmu->cfg. */
 	void (*reset)(struct vpmu *pmu);
 	enum pmu_arch_event (*decode_event)(uint64_t evtsel);
 	enum pmu_arch_event (*fixed_event)(unsigned int idx);
+	/* Optional: false if an event select's other qualifiers rule counting out here. */
+	bool (*gp_counts)(uint64_t evtsel);
+	/* RDPMC with this ECX; the caller has applied the CR4.PCE/CPL rule. */
+	int (*rdpmc)(const struct vpmu *pmu, uint32_t ecx, uint64_t *data);
 };
 
 extern const struct vpmu_vendor vpmu_intel;
+extern const struct vpmu_vendor vpmu_amd;
+
+/* amd-events.c */
+enum pmu_arch_event vpmu_amd_decode_event(uint64_t ctl);
+bool vpmu_amd_gp_counts(uint64_t ctl);
+
+/* intel-rdpmc.c */
+int vpmu_intel_rdpmc(const struct vpmu *pmu, uint32_t ecx, uint64_t *data);
 
 /* intel-reset.c, intel-events.c */
 void vpmu_intel_reset(struct vpmu *pmu);

@@ -9,8 +9,7 @@
 
 const struct vpmu_vendor *vpmu_vendor_of(const struct vpmu_config *cfg)
 {
-	(void)cfg;
-	return &vpmu_intel;
+	return cfg->vendor == VPMU_VENDOR_AMD ? &vpmu_amd : &vpmu_intel;
 }
 
 static const struct vpmu_msr_range *find_range(const struct vpmu_vendor *v, uint32_t msr)
@@ -38,12 +37,17 @@ bool vpmu_msr_is_pmu(const struct vpmu_config *cfg, uint32_t msr)
 	return find_range(vpmu_vendor_of(cfg), msr) != NULL;
 }
 
-void vpmu_msr_span(const struct vpmu_config *cfg, uint32_t *first, uint32_t *last)
+unsigned int vpmu_msr_spans(const struct vpmu_config *cfg, const struct vpmu_msr_span **spans)
 {
 	const struct vpmu_vendor *v = vpmu_vendor_of(cfg);
 
-	*first = v->msr_span_first;
-	*last = v->msr_span_last;
+	*spans = v->msr_spans;
+	return v->nr_msr_spans;
+}
+
+int vpmu_rdpmc(struct vpmu *pmu, uint32_t ecx, uint64_t *data)
+{
+	return pmu->vendor->rdpmc(pmu, ecx, data);
 }
 
 static uint64_t *reg_ptr(struct vpmu *pmu, size_t off)

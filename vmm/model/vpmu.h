@@ -30,8 +30,15 @@ enum {
 	VPMU_GP = 1,		/* the guest gets #GP(0) */
 };
 
+/* Whose PMU the model is (README, "The machine a guest sees"). */
+enum vpmu_vendor_id {
+	VPMU_VENDOR_INTEL,	/* the architectural PMU, versions 1-5 */
+	VPMU_VENDOR_AMD,	/* core counters: 1 legacy/core extension, 2 PerfMonV2 */
+};
+
 struct vpmu_config {
-	unsigned int version;		/* 0 (no PMU) or 1..5 */
+	enum vpmu_vendor_id vendor;
+	unsigned int version;		/* 0 (no PMU) or 1..5 (AMD: 1..2) */
 	unsigned int nr_gp;		/* 1..8 (0 only with version 0) */
 	unsigned int gp_width;		/* bits, 32..64; default 48 */
 	unsigned int nr_fixed;		/* 0..4; forced to 0 for version 1 */
@@ -149,10 +156,13 @@ void vpmu_wrmsr_commit(struct vpmu *pmu, const struct vpmu_checked_write *w, uin
 
 /*
  * True for every MSR number the configuration's vendor model owns (answers,
- * or #GPs); all of them lie in [first, last] of vpmu_msr_span().
+ * or #GPs); all of them lie in the spans vpmu_msr_spans() lists.
  */
+struct vpmu_msr_span {
+	uint32_t first, last;
+};
 bool vpmu_msr_is_pmu(const struct vpmu_config *cfg, uint32_t msr);
-void vpmu_msr_span(const struct vpmu_config *cfg, uint32_t *first, uint32_t *last);
+unsigned int vpmu_msr_spans(const struct vpmu_config *cfg, const struct vpmu_msr_span **spans);
 
 /*
  * Recomputes which counters count what after a change made outside the

@@ -1,5 +1,5 @@
 /*
- * RDPMC (spec 2.1, kvm-vpmu 1.2): ECX[31:16] is the counter type, 0 for GP
+ * Intel RDPMC (spec 2.1, kvm-vpmu 1.2): ECX[31:16] is the counter type, 0 for GP
  * and 0x4000 for fixed; every other type, including the legacy fast-read
  * bit 31, is #GP, as is an index past the last counter.
  */
@@ -10,7 +10,7 @@
 #define RDPMC_TYPE_FIXED	(RDPMC_FIXED >> RDPMC_TYPE_SHIFT)
 #define RDPMC_INDEX		0xffffu
 
-int vpmu_rdpmc(struct vpmu *pmu, uint32_t ecx, uint64_t *data)
+int vpmu_intel_rdpmc(const struct vpmu *pmu, uint32_t ecx, uint64_t *data)
 {
 	unsigned int idx = ecx & RDPMC_INDEX;
 
