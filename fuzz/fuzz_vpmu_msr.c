@@ -75,7 +75,7 @@ static uint64_t u64(struct cursor *c, unsigned int bytes)
 	return v;
 }
 
-/* ---- what the guest enumerates (spec 1.1, 1.2, 1.4) ------------------------ */
+/* ---- what the guest enumerates (docs/intel-pmu.md 1.1, 1.2, 1.4) ------------------------ */
 
 struct enumeration {
 	unsigned int version, nr_gp, gp_width, fixed_width;
@@ -465,11 +465,11 @@ static uint64_t rd(struct vpmu *pmu, uint32_t msr)
 }
 
 /*
- * After vpmu_count(ev, n, cpl): a counter the spec 3.1 enable condition,
- * its CPL filter or its event (spec 5, unavailable events count nothing)
+ * After vpmu_count(ev, n, cpl): a counter the docs/intel-pmu.md 3.1 enable condition,
+ * its CPL filter or its event (docs/intel-pmu.md 5, unavailable events count nothing)
  * rules out did not move; one that did advanced by at most n (one per
- * occurrence, spec 3.2 with c = 1); one that wrapped has its GLOBAL_STATUS
- * bit set (spec 3.3, whatever INT says) and is reported by take_overflows.
+ * occurrence, docs/intel-pmu.md 3.2 with c = 1); one that wrapped has its GLOBAL_STATUS
+ * bit set (docs/intel-pmu.md 3.3, whatever INT says) and is reported by take_overflows.
  */
 static void check_count(struct vpmu *before, struct vpmu *after, const struct enumeration *e,
 			enum pmu_arch_event ev, uint64_t n, unsigned int cpl)

@@ -1,5 +1,5 @@
 /*
- * Clock values for Perflib's PERF_DATA_HEADER (spec 6.3): the TSC is the
+ * Clock values for Perflib's PERF_DATA_HEADER (docs/windows-api.md 6.3): the TSC is the
  * high-resolution clock (PerfTimeStamp), its frequency PerfFreq.
  *
  * Frequency (Intel SDM Vol. 2A, CPUID leaves 15H and 16H):

@@ -3,8 +3,8 @@
  *
  * "No architectural PMU" is CPUID.0AH:EAX version 0 (or no leaf 0xA, or no
  * GP counter): what plain QEMU/KVM shows on the kvm_pvm hosts.  The kernel
- * configuration calls then answer STATUS_NOT_IMPLEMENTED (spec 1.2) and the
- * HAL has no profile interface to allocate from (spec 2.4).
+ * configuration calls then answer STATUS_NOT_IMPLEMENTED (docs/windows-api.md 1.2) and the
+ * HAL has no profile interface to allocate from (docs/windows-api.md 2.4).
  */
 #include "ntpmu_internal.h"
 #include "pmu/cpuid.h"

@@ -1,6 +1,6 @@
 /*
  * NtSetSystemInformation(SystemPerformanceTraceInformation) for the PMC
- * classes (seed 002, spec 4.5-4.6), and what the configured counters do:
+ * classes (seed 002, docs/windows-api.md 4.5-4.6), and what the configured counters do:
  * counter lists (0x0F) attach this processor's counter values to the
  * records of the logger's event list (0x0E; CSwitch until one is set);
  * profile configurations (0x0C) sample, each overflow writing a PMC sample
@@ -13,7 +13,7 @@
  *      length below the first ULONG             STATUS_INFO_LENGTH_MISMATCH
  *      other EVENT_TRACE_INFORMATION_CLASS      STATUS_NOT_IMPLEMENTED
  *      length below the 0x10-byte header        STATUS_INFO_LENGTH_MISMATCH
- *      (spec 8.2: the too-small status is unconfirmed)
+ *      (docs/windows-api.md 8.2: the too-small status is unconfirmed)
  *   1. length - 0x10 not whole ULONGs           STATUS_INVALID_PARAMETER
  *   2. no running logger with that ID, or one another configure call holds
  *                                               STATUS_WMI_INSTANCE_NOT_FOUND
@@ -24,7 +24,7 @@
  *   6. ETW_PMC_SUPPORT cannot be allocated      STATUS_NO_MEMORY
  *   7. sources already set on the logger        STATUS_WMI_ALREADY_ENABLED
  *   8. per processor, HalAllocatePmcCounterSets: a source the PMU cannot
- *      produce STATUS_NOT_SUPPORTED (choice; spec 4.6.8 leaves it open);
+ *      produce STATUS_NOT_SUPPORTED (choice; docs/windows-api.md 4.6.8 leaves it open);
  *      otherwise the HAL's answer (HalAllocateHardwareCounters for free
  *      GP counters of that processor, plus its overflow interrupt for a
  *      profile; STATUS_INSUFFICIENT_RESOURCES when they are taken).  A

@@ -8,17 +8,17 @@
 
 #define NTPMU_ETW_MAX_PMC	16	/* per list; the PMU's GP count is the limit */
 
-/* A KPROFILE_SOURCE the PMU produces with one architectural event (spec 4.8). */
+/* A KPROFILE_SOURCE the PMU produces with one architectural event (docs/windows-api.md 4.8). */
 struct ntpmu_source {
 	ULONG id;
-	const char *name;		/* without "Profile" (spec 4.7) */
+	const char *name;		/* without "Profile" (docs/windows-api.md 4.7) */
 	int event;			/* enum pmu_arch_event, -1: the timer */
 	uint64_t evsel;			/* event | umask << 8 */
 };
 
 /* The source if the PMU can produce it now (CPUID.0AH), else NULL. */
 const struct ntpmu_source *ntpmu_source_find(ULONG id);
-/* The table (spec 4.8 order), *n entries; callers filter with _find(). */
+/* The table (docs/windows-api.md 4.8 order), *n entries; callers filter with _find(). */
 const struct ntpmu_source *ntpmu_source_table(unsigned int *n);
 /* True if the PMU has GP counters and CPUID.0AH:EBX does not mark `event`. */
 bool ntpmu_event_available(unsigned int event);

@@ -1,9 +1,9 @@
 /*
  * HAL event buffers: the ResourceTypeEventBuffer resource of
- * HalAllocateHardwareCounters (windows-api spec 2.2, Windows 10 1903+).
+ * HalAllocateHardwareCounters (windows-api docs/windows-api.md 2.2, Windows 10 1903+).
  * The owner gets a PEBS buffer on each of its processors; when a buffer
  * holds EventThreshold records the PMI (GLOBAL_STATUS bit 62, intel-pmu
- * spec 4) calls its handler with (buffer, entry size, number of entries,
+ * docs/windows-api.md 4) calls its handler with (buffer, entry size, number of entries,
  * owner), and the buffer starts over.  The owner programs the counters and
  * IA32_PEBS_ENABLE itself, as with the other resources.
  *
@@ -25,7 +25,7 @@
 
 #define DS_AREA_SIZE	0x200	/* the management area of every format */
 #define REC_FMT3	0xc8
-#define REC_BASIC	0x20	/* adaptive groups (intel-pmu spec 4.4) */
+#define REC_BASIC	0x20	/* adaptive groups (intel-pmu docs/windows-api.md 4.4) */
 #define REC_MEMINFO	0x20
 #define REC_GPRS	0x90
 #define REC_XMMS	0x100

@@ -1,6 +1,6 @@
 /*
  * HalAllocateHardwareCounters / HalFreeHardwareCounters: counter arbitration
- * between drivers and thread profiling (spec 2.2-2.5), and the PMI dispatch
+ * between drivers and thread profiling (docs/windows-api.md 2.2-2.5), and the PMI dispatch
  * to overflow handlers.
  *
  * A grant is a set of processors (group 0) times a set of counters, plus
@@ -15,7 +15,7 @@
  *   2. GroupAffinty NULL iff GroupCount 0, else  STATUS_INVALID_PARAMETER
  *   3. both GroupAffinty and ResourceList NULL: the whole PMU of every
  *      processor, a full-PMU handle in [0x80000000, 0xBFFFFFFF]; taken
- *      anywhere -> STATUS_INSUFFICIENT_RESOURCES (spec 2.4; this path does
+ *      anywhere -> STATUS_INSUFFICIENT_RESOURCES (docs/windows-api.md 2.4; this path does
  *      not need a PMU, as on Windows)
  *   4. no processor of group 0 in the affinity   STATUS_INVALID_PARAMETER
  *   5. no architectural PMU (the HAL's "Default" profile interface has no
@@ -25,7 +25,7 @@
  *      Flags != 0, Count == 0, a counter that does not exist, Begin > End,
  *      a range across GP and fixed, a NULL or second overflow handler, a type
  *      >= ResourceTypeMax                        STATUS_INVALID_PARAMETER
- *      ExtendedCounterConfiguration (always, spec 2.2), Overflow on a
+ *      ExtendedCounterConfiguration (always, docs/windows-api.md 2.2), Overflow on a
  *      version 1 PMU (no global status to tell which counter overflowed),
  *      EventBuffer without PEBS                 STATUS_NOT_SUPPORTED
  *      EventBuffer: its own checks, ntpmu_evbuf.c
@@ -299,7 +299,7 @@ void ntpmu_hal_reset(void)
 
 /*
  * The HAL clears the overflow state itself and the handler gets the bitmap
- * of its counters that overflowed (spec 2.2).  Runs in the PMI without the
+ * of its counters that overflowed (docs/windows-api.md 2.2).  Runs in the PMI without the
  * lock; the handler fields are published with release stores.  The LVT
  * mask-on-delivery is the platform's to undo after this returns.
  */

@@ -10,7 +10,7 @@
 #define NTPMU_FIXED_BIT		32	/* global-status bit of fixed counter 0 */
 #define NTPMU_RDPMC_FIXED	0x40000000u
 
-/* Full-PMU handles: ++counter in [0x80000000, 0xBFFFFFFF] (spec 2.4). */
+/* Full-PMU handles: ++counter in [0x80000000, 0xBFFFFFFF] (docs/windows-api.md 2.4). */
 #define NTPMU_FULL_HANDLE_FIRST	0x80000000u
 #define NTPMU_FULL_HANDLE_END	0xC0000000u
 
@@ -73,7 +73,7 @@ struct ntpmu_state {
 	struct ntpmu_owner *owners;
 	uint32_t full_handle;
 
-	/* KeSetHardwareCounterConfiguration (spec 1.2) */
+	/* KeSetHardwareCounterConfiguration (docs/windows-api.md 1.2) */
 	ULONG config_count;
 	ULONG config_index[MAX_HW_COUNTERS];
 	uint64_t config_bits;		/* present counters it names */

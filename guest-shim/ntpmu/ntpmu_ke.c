@@ -1,9 +1,9 @@
 /*
  * KeSetHardwareCounterConfiguration / KeQueryHardwareCounterConfiguration
- * (seed 000, seed 001, spec 1.2-1.3).
+ * (seed 000, seed 001, docs/windows-api.md 1.2-1.3).
  *
  * The configuration is one global list of counter indices, copied in (low 32
- * bits of Index; Type and Reserved are not validated, spec 1.2 [Dc]), used
+ * bits of Index; Type and Reserved are not validated, docs/windows-api.md 1.2 [Dc]), used
  * by every processor with its own counters.  Count = 0 is the empty
  * configuration and the boot default.
  *
@@ -15,7 +15,7 @@
  *      - thread profiling is enabled on some thread ("call this routine only
  *        when thread profiling is disabled"; any Count, since the profiled
  *        threads read the configured counters);
- *      - Count > 0 while a non-empty configuration is installed (spec 1.2
+ *      - Count > 0 while a non-empty configuration is installed (docs/windows-api.md 1.2
  *        [Dc] step 2: replace it by first setting the empty one);
  *      - Count > 0 and a configured counter is held by a HalAllocate-
  *        HardwareCounters owner on any processor.
@@ -62,7 +62,7 @@ NTSTATUS NTAPI KeSetHardwareCounterConfiguration(PHARDWARE_COUNTER CounterArray,
 }
 
 /*
- * *Count is written first, always (spec 1.3 [Dc]); a too-small buffer gets
+ * *Count is written first, always (docs/windows-api.md 1.3 [Dc]); a too-small buffer gets
  * the required count and nothing else.
  */
 NTSTATUS NTAPI KeQueryHardwareCounterConfiguration(PHARDWARE_COUNTER CounterArray,

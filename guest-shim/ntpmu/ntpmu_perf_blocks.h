@@ -1,6 +1,6 @@
 /*
  * The PERF_COUNTER_IDENTIFIER block parser of PerfAddCounters and
- * PerfDeleteCounters (seed 003, spec 6.3-6.4).  Pure: it depends on nothing
+ * PerfDeleteCounters (seed 003, docs/windows-api.md 6.3-6.4).  Pure: it depends on nothing
  * but the buffer, so the fuzz target (fuzz/fuzz_perflib_blocks.c) runs it
  * alone.  It never reads outside [buf, buf + cb).
  */
@@ -14,7 +14,7 @@
 
 /*
  * The sequence as a whole, before any block is acted on: buf not NULL and
- * 8-byte aligned (every block is, spec 6.3), each block's Size at least
+ * 8-byte aligned (every block is, docs/windows-api.md 6.3), each block's Size at least
  * sizeof(PERF_COUNTER_IDENTIFIER), a multiple of 8 and inside what is left,
  * and the blocks exactly cover cb.  ERROR_SUCCESS with *count blocks, or
  * ERROR_INVALID_PARAMETER.

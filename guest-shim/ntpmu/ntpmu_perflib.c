@@ -1,5 +1,5 @@
 /*
- * Perflib V2 consumer API (spec section 6, seed 003) over one counterset:
+ * Perflib V2 consumer API (docs/windows-api.md 6, seed 003) over one counterset:
  * NTPMU_PERF_COUNTERSET_GUID, multi-instance, one instance per processor,
  * one counter per architectural event the PMU can produce (at most one per
  * GP counter, the first ones in CPUID.0AH:EBX order).  Without an
@@ -10,12 +10,12 @@
  * ETW and drivers see them taken) and a value is the event count on that
  * processor since the first query opened.  The last close releases them.
  *
- * Statuses (spec 6.4 leaves all but the sizing protocol open; choices):
+ * Statuses (docs/windows-api.md 6.4 leaves all but the sizing protocol open; choices):
  *   call level: unknown query handle ERROR_INVALID_HANDLE; NULL phQuery,
  *   NULL size output, a NULL buffer with a non-zero size, a malformed block
  *   sequence (ntpmu_perf_blocks_check) ERROR_INVALID_PARAMETER; a machine
  *   name other than NULL or u"" ERROR_NOT_SUPPORTED; buffer too small
- *   ERROR_NOT_ENOUGH_MEMORY with the size needed (spec 6.1); counters taken
+ *   ERROR_NOT_ENOUGH_MEMORY with the size needed (docs/windows-api.md 6.1); counters taken
  *   ERROR_NO_SYSTEM_RESOURCES; unknown counterset for the instance
  *   enumeration ERROR_WMI_GUID_NOT_FOUND.
  *   per block of PerfAddCounters, in order: the block's own fields

@@ -6,7 +6,7 @@
  * the unit tests implement them on in-process vPMU models, one per fake CPU.
  *
  * Counter index space (HARDWARE_COUNTER.Index, resource descriptors): the
- * RDPMC index, as the Windows reader passes it to RDPMC (spec 1.1, 3.5):
+ * RDPMC index, as the Windows reader passes it to RDPMC (docs/windows-api.md 1.1, 3.5):
  * GP counter n is n, fixed counter n is 0x40000000 | n.  Overflow bits given
  * to overflow handlers use the IA32_PERF_GLOBAL_STATUS layout (GP n = bit n,
  * fixed n = bit 32 + n).

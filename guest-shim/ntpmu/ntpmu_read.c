@@ -1,5 +1,5 @@
 /*
- * ReadThreadProfilingData's ntdll half (spec 3.5): runs in the profiled
+ * ReadThreadProfilingData's ntdll half (docs/windows-api.md 3.5): runs in the profiled
  * thread, possibly at CPL3, so it takes no lock and makes no kernel call: it
  * reads the thread's block and the live counters with RDPMC and RDTSC, as
  * Windows does, and retries while the block's UpdateCount moves (the thread

@@ -1,20 +1,20 @@
 /*
  * KPROFILE_SOURCE values and the architectural events behind them (spec
  * 4.7-4.8, the Intel "Emon" HAL table), with their sampling intervals
- * (NtSetIntervalProfile / NtQueryIntervalProfile, spec 4.10).
+ * (NtSetIntervalProfile / NtQueryIntervalProfile, docs/windows-api.md 4.10).
  *
  * A source exists only while the PMU can produce it: an architectural PMU
  * with GP counters, the event inside CPUID.0AH:EAX[31:24] and its
- * CPUID.0AH:EBX bit clear (spec 4.8, last column).  CPUID is read on every
+ * CPUID.0AH:EBX bit clear (docs/windows-api.md 4.8, last column).  CPUID is read on every
  * lookup, so the answer is the processor's, not a copy.  Sources 32-36
  * (LbrInserts, the *Fixed ones, TimerFixed) have no confirmed encoding
- * (spec 8.3) and are not offered; ProfileTime is the timer, not a PMC.
+ * (docs/windows-api.md 8.3) and are not offered; ProfileTime is the timer, not a PMC.
  */
 #include "ntpmu_etw.h"
 #include "pmu/cpuid.h"
 #include "pmu/events.h"
 
-#define NTPMU_DEFAULT_INTERVAL	65536u		/* spec 4.8 [Obs] */
+#define NTPMU_DEFAULT_INTERVAL	65536u		/* docs/windows-api.md 4.8 [Obs] */
 #define NTPMU_MIN_INTERVAL	4096u
 #define NTPMU_MAX_INTERVAL	2147483647u
 #define NTPMU_TIMER_INTERVAL	10000u		/* 100 ns units: 1 ms */
@@ -95,7 +95,7 @@ void ntpmu_source_reset(void)
 }
 
 /*
- * Always STATUS_SUCCESS (spec 4.10): the HAL clamps a PMC interval into
+ * Always STATUS_SUCCESS (docs/windows-api.md 4.10): the HAL clamps a PMC interval into
  * [4096, 2147483647] and ignores sources it lacks; callers re-query.  There
  * are no privileges in the guest, so no STATUS_PRIVILEGE_NOT_HELD.  A new
  * interval applies to profile configurations made after it.
@@ -117,7 +117,7 @@ NTSTATUS NTAPI NtSetIntervalProfile(ULONG Interval, KPROFILE_SOURCE Source)
 	return STATUS_SUCCESS;
 }
 
-/* An unsupported source reports 0, still STATUS_SUCCESS (spec 4.10). */
+/* An unsupported source reports 0, still STATUS_SUCCESS (docs/windows-api.md 4.10). */
 NTSTATUS NTAPI NtQueryIntervalProfile(KPROFILE_SOURCE Source, PULONG Interval)
 {
 	unsigned long flags;

@@ -1,5 +1,5 @@
 /*
- * Thread profiling, kernel side (spec 3.3, 3.4): enable, disable and query,
+ * Thread profiling, kernel side (docs/windows-api.md 3.3, 3.4): enable, disable and query,
  * and the context-switch hook that keeps each profiled thread's counter and
  * cycle readings in its THREAD_PERFORMANCE_DATA block.
  *
@@ -12,13 +12,13 @@
  * block, so the hook needs no lock; UpdateCount changes on every update so
  * a reader that was preempted retries.
  *
- * Choices where Windows' kernel-side statuses are unconfirmed (spec 8.1):
+ * Choices where Windows' kernel-side statuses are unconfirmed (docs/windows-api.md 8.1):
  * a handle naming no thread is STATUS_INVALID_HANDLE; another thread than
  * the caller is STATUS_INVALID_PARAMETER_1 (a thread profiles only itself);
  * enabling twice, or while a thread of another application profiles ("one
  * profiling application at a time"), is STATUS_WMI_ALREADY_ENABLED; disable
  * with a handle that is not the caller's block is STATUS_INVALID_HANDLE.
- * The ntdll checks and the heap allocation come first, as in spec 3.4.
+ * The ntdll checks and the heap allocation come first, as in docs/windows-api.md 3.4.
  */
 #include "ntpmu_internal.h"
 
@@ -113,7 +113,7 @@ void ntpmu_context_switch(void *prev, void *next)
 	set_user_rdpmc(n && n->active);
 }
 
-/* The block Windows' ntdll allocates and the kernel fills (spec 3.4). */
+/* The block Windows' ntdll allocates and the kernel fills (docs/windows-api.md 3.4). */
 static void fill_block(struct ntpmu_thread *t, ULONG flags, ULONG64 counters)
 {
 	THREAD_PERFORMANCE_DATA *b = &t->blk;

@@ -1,5 +1,5 @@
 /*
- * TraceSetInformation / TraceQueryInformation for the PMC classes (spec 4.4,
+ * TraceSetInformation / TraceQueryInformation for the PMC classes (docs/windows-api.md 4.4,
  * sechost of Windows 10; Win32 codes through RtlNtStatusToDosError).
  *
  * Set:   5 TraceSampledProfileIntervalInfo, 6 TraceProfileSourceConfigInfo
@@ -10,7 +10,7 @@
  *        (ntpmu_trace_pmc.c, with their rules).
  * Anything else is ERROR_NOT_SUPPORTED.
  *
- * Status precedence for set 8 (spec 4.4):
+ * Status precedence for set 8 (docs/windows-api.md 4.4):
  *   1. length not whole CLASSIC_EVENT_IDs (0x18), or more than
  *      ETW_MAX_PMC_EVENTS (4) of them            ERROR_INCORRECT_SIZE
  *   2. no entries with a buffer, or entries with a NULL buffer (choice)
@@ -23,7 +23,7 @@
  * forwarded: counters then ride on no event).
  *
  * Choices: the per-call source cap of classes 6 and 9 is 8, the Windows 10
- * 1703 ETW_MAX_PMC_COUNTERS (spec 4.4 note and 8.7 leave the current value
+ * 1703 ETW_MAX_PMC_COUNTERS (docs/windows-api.md 4.4 note and 8.7 leave the current value
  * open), so larger PMUs are limited by the kernel rule (the PMU's count);
  * class 5 with ProfileTime stores the timer interval through
  * NtSetIntervalProfile (there is no timer profiling to configure); a too
@@ -33,7 +33,7 @@
 #include "ntpmu_etw.h"
 
 #define TRACE_MAX_PMC_SOURCES	8
-#define TIMER_MIN_INTERVAL	1221u		/* spec 4.8 [Obs] */
+#define TIMER_MIN_INTERVAL	1221u		/* docs/windows-api.md 4.8 [Obs] */
 #define TIMER_MAX_INTERVAL	1000000u
 #define PMC_MIN_INTERVAL	4096u
 #define PMC_MAX_INTERVAL	2147483647u
@@ -202,7 +202,7 @@ static ULONG put_entry(uint8_t *p, const uint8_t *end, ULONG id, const char *nam
 	return size;
 }
 
-/* ProfileTime, then each PMC source the PMU can produce (spec 4.8). */
+/* ProfileTime, then each PMC source the PMU can produce (docs/windows-api.md 4.8). */
 static ULONG query_sources(TRACEHANDLE h, PVOID info, ULONG len, PULONG ret)
 {
 	uint8_t *p = info, *end = p ? p + len : NULL, *last = NULL;

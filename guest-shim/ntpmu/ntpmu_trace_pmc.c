@@ -1,6 +1,6 @@
 /*
  * TraceQueryInformation classes 25 TracePmcCounterOwners and 27
- * TracePmcSessionInformation (spec 4.2-4.3: only the structures and
+ * TracePmcSessionInformation (docs/windows-api.md 4.2-4.3: only the structures and
  * "buffer >= 8 + 12 x TraceMaxPmcCounterQuery" are known; everything else
  * here is a choice).  Both are system-wide: SessionHandle is not used.
  *

@@ -1,6 +1,6 @@
 /*
  * kernel32's thread-profiling calls: the Rtl* routine's NTSTATUS mapped to a
- * Win32 error code (spec 3.4, mapping table spec 7.1).
+ * Win32 error code (docs/windows-api.md 3.4, mapping table docs/windows-api.md 7.1).
  */
 #include "ntpmu_internal.h"
 

@@ -1,5 +1,5 @@
 /*
- * User-mode ETW PMC configuration (spec 4.1-4.4): TraceSetInformation and
+ * User-mode ETW PMC configuration (docs/windows-api.md 4.1-4.4): TraceSetInformation and
  * TraceQueryInformation for the PMC classes, with their structures.
  */
 #ifndef NT_EVNTRACE_H
@@ -80,7 +80,7 @@ typedef struct _ETW_PMC_SESSION_INFO {
 
 /*
  * Classic kernel event classes TracePmcEventListInfo knows (initializers):
- * the hook ID is (EVENT_TRACE_GROUP_x | Type) (spec 4.4 Set 8; ntwmi.h
+ * the hook ID is (EVENT_TRACE_GROUP_x | Type) (docs/windows-api.md 4.4 Set 8; ntwmi.h
  * groups); other GUIDs are dropped.
  */
 #define NTPMU_DISKIO_GUID	{ 0x3d6fa8d4, 0xfe05, 0x11d0, { 0x9d, 0xda, 0x00, 0xc0, 0x4f, 0xd7, 0xba, 0x7c } }
@@ -95,7 +95,7 @@ typedef struct _ETW_PMC_SESSION_INFO {
 #define CSWITCH_EVENT_TYPE	36	/* Thread class: 0x0524 */
 #define PMC_INTERRUPT_EVENT_TYPE 47	/* PerfInfo class: 0x0F2F */
 
-/* EVENT_HEADER_EXTENDED_DATA_ITEM types (spec 4.3). */
+/* EVENT_HEADER_EXTENDED_DATA_ITEM types (docs/windows-api.md 4.3). */
 #define EVENT_HEADER_EXT_TYPE_PEBS_INDEX	7
 #define EVENT_HEADER_EXT_TYPE_PMC_COUNTERS	8
 

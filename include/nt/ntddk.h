@@ -1,6 +1,6 @@
 /*
  * Kernel-mode counter interfaces: thread-profiling counter configuration
- * (spec section 1) and HAL counter arbitration (spec section 2), with the
+ * (docs/windows-api.md 1) and HAL counter arbitration (docs/windows-api.md 2), with the
  * x64 layouts the spec gives.
  */
 #ifndef NT_NTDDK_H

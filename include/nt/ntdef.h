@@ -49,7 +49,7 @@ typedef const GUID *LPCGUID;
 /* The pseudo handle GetCurrentThread()/NtCurrentThread() return. */
 #define NtCurrentThread()	((HANDLE)(LONG_PTR)-2)
 
-typedef struct _GROUP_AFFINITY {	/* spec 2.2 */
+typedef struct _GROUP_AFFINITY {	/* docs/windows-api.md 2.2 */
 	KAFFINITY Mask;
 	USHORT Group;
 	USHORT Reserved[3];
@@ -61,7 +61,7 @@ typedef struct _PROCESSOR_NUMBER {
 	UCHAR Reserved;
 } PROCESSOR_NUMBER;
 
-/* In both winnt.h and ntddk.h (spec 1.1). */
+/* In both winnt.h and ntddk.h (docs/windows-api.md 1.1). */
 #define MAX_HW_COUNTERS			16
 #define THREAD_PROFILING_FLAG_DISPATCH	0x00000001
 

@@ -1,6 +1,6 @@
 /*
  * NtSetSystemInformation(SystemProcessorProfileControlArea): the PEBS
- * control area of the current processor (windows-api spec section 5, seed
+ * control area of the current processor (windows-api docs/windows-api.md 5, seed
  * 004).  The area is Intel's 64-bit DS buffer-management area, the one
  * IA32_DS_AREA points to; the 0xA0 layout is Windows 10 1903 and later.
  */

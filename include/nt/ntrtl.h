@@ -1,5 +1,5 @@
 /*
- * The ntdll layer under the kernel32 thread-profiling calls (spec 3.4, 3.5):
+ * The ntdll layer under the kernel32 thread-profiling calls (docs/windows-api.md 3.4, 3.5):
  * the Rtl* routines return NTSTATUS, which kernel32 maps to Win32 codes with
  * RtlNtStatusToDosError.  THREAD_PERFORMANCE_DATA is the per-thread block the
  * kernel updates and the user-mode reader reads; its address is the

@@ -1,4 +1,4 @@
-/* NTSTATUS values (spec 7.1, from ntstatus.h). */
+/* NTSTATUS values (docs/windows-api.md 7.1, from ntstatus.h). */
 #ifndef NT_NTSTATUS_H
 #define NT_NTSTATUS_H
 

@@ -1,5 +1,5 @@
 /*
- * The kernel side of ETW PMC configuration (spec 4.5-4.9, seed 002):
+ * The kernel side of ETW PMC configuration (docs/windows-api.md 4.5-4.9, seed 002):
  * NtSetSystemInformation(SystemPerformanceTraceInformation) with its
  * EVENT_TRACE_INFORMATION_CLASS sub-classes, KPROFILE_SOURCE, the perfinfo
  * hook IDs, and ntpmu's loggers and the records they buffer.
@@ -48,7 +48,7 @@ typedef struct _EVENT_TRACE_SYSTEM_EVENT_INFORMATION {
 
 struct _PROFILE_SOURCE_INFO;
 
-/* 0x0D (query): header; the layout after it is unconfirmed (spec 4.5). */
+/* 0x0D (query): header; the layout after it is unconfirmed (docs/windows-api.md 4.5). */
 typedef struct _EVENT_TRACE_PROFILE_LIST_INFORMATION {
 	EVENT_TRACE_INFORMATION_CLASS EventTraceInformationClass;
 	ULONG Spare;
@@ -80,7 +80,7 @@ _Static_assert(offsetof(EVENT_TRACE_PROFILE_LIST_INFORMATION, Profile) == 0x08, 
 #define EVENT_TRACE_USE_PAGED_MEMORY	0x01000000
 #define KERNEL_LOGGER_NAMEW		u"NT Kernel Logger"
 
-/* KPROFILE_SOURCE (wdm.h, spec 4.7); >= 0x19 are the HAL's (spec 4.8). */
+/* KPROFILE_SOURCE (wdm.h, docs/windows-api.md 4.7); >= 0x19 are the HAL's (docs/windows-api.md 4.8). */
 typedef enum _KPROFILE_SOURCE {
 	ProfileTime = 0x00,
 	ProfileAlignmentFixup = 0x01,
@@ -109,7 +109,7 @@ typedef enum _KPROFILE_SOURCE {
 	ProfileMaximum = 0x18,
 } KPROFILE_SOURCE;
 
-/* Intel "Emon" sources above ProfileMaximum (spec 4.8). */
+/* Intel "Emon" sources above ProfileMaximum (docs/windows-api.md 4.8). */
 #define ProfileUnhaltedCoreCycles		25
 #define ProfileInstructionRetired		26
 #define ProfileUnhaltedReferenceCycles		27
@@ -118,7 +118,7 @@ typedef enum _KPROFILE_SOURCE {
 #define ProfileBranchInstructionRetired		30
 #define ProfileBranchMispredictsRetired		31
 
-/* Perfinfo hook IDs and the PMC sample payload (spec 4.9). */
+/* Perfinfo hook IDs and the PMC sample payload (docs/windows-api.md 4.9). */
 #define EVENT_TRACE_GROUP_IO			0x0100
 #define EVENT_TRACE_GROUP_MEMORY		0x0200
 #define EVENT_TRACE_GROUP_PROCESS		0x0300

@@ -1,5 +1,5 @@
 /*
- * User-mode thread profiling (kernel32, spec section 3): PERFORMANCE_DATA and
+ * User-mode thread profiling (kernel32, docs/windows-api.md 3): PERFORMANCE_DATA and
  * the four calls.  They return Win32 error codes, not BOOL.
  */
 #ifndef NT_WINBASE_H

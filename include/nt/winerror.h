@@ -1,4 +1,4 @@
-/* Win32 error codes (spec 7.2, from winerror.h). */
+/* Win32 error codes (docs/windows-api.md 7.2, from winerror.h). */
 #ifndef NT_WINERROR_H
 #define NT_WINERROR_H
 

@@ -1,4 +1,4 @@
-/* CPUID fields describing the PMU (SDM vol. 2A CPUID; spec section 1). */
+/* CPUID fields describing the PMU (SDM vol. 2A CPUID; docs/intel-pmu.md 1). */
 #ifndef PMU_CPUID_H
 #define PMU_CPUID_H
 

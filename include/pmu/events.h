@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 /*
- * The architectural events (SDM vol. 3B table 18-1; spec section 5), in
+ * The architectural events (SDM vol. 3B table 18-1; docs/intel-pmu.md 5), in
  * CPUID.0AH:EBX bit order: the enum order is ABI.
  */
 #define PMU_ARCH_EVENTS(X)							\

@@ -37,7 +37,7 @@
 #define MSR_X2APIC_BASE			0x800
 #define MSR_X2APIC_LVTPC		0x834
 
-/* IA32_PERFEVTSELx (spec 2.2) */
+/* IA32_PERFEVTSELx (docs/intel-pmu.md 2.2) */
 #define EVTSEL_EVENT		GENMASK_ULL(7, 0)
 #define EVTSEL_UMASK		GENMASK_ULL(15, 8)
 #define EVTSEL_USR		BIT_ULL(16)
@@ -52,7 +52,7 @@
 #define EVTSEL_CMASK_SHIFT	24
 #define EVTSEL_ADAPTIVE		BIT_ULL(34)
 
-/* IA32_FIXED_CTR_CTRL: one 4-bit field per fixed counter (spec 2.3) */
+/* IA32_FIXED_CTR_CTRL: one 4-bit field per fixed counter (docs/intel-pmu.md 2.3) */
 #define FIXED_CTRL_OS(i)	BIT_ULL(4 * (i) + 0)
 #define FIXED_CTRL_USR(i)	BIT_ULL(4 * (i) + 1)
 #define FIXED_CTRL_ANY(i)	BIT_ULL(4 * (i) + 2)
@@ -64,7 +64,7 @@
 #define PMC_IDX_FIXED		32
 #define GLOBAL_CTRL_FIXED(i)	BIT_ULL(PMC_IDX_FIXED + (i))
 
-/* IA32_PERF_GLOBAL_STATUS high bits (spec 2.5) */
+/* IA32_PERF_GLOBAL_STATUS high bits (docs/intel-pmu.md 2.5) */
 #define GLOBAL_STATUS_PERF_METRICS	BIT_ULL(48)
 #define GLOBAL_STATUS_TRACE_TOPA_PMI	BIT_ULL(55)
 #define GLOBAL_STATUS_LBR_FRZ		BIT_ULL(58)
@@ -76,7 +76,7 @@
 
 #define GLOBAL_INUSE_PMI		BIT_ULL(63)
 
-/* IA32_PERF_CAPABILITIES (spec 1.4) */
+/* IA32_PERF_CAPABILITIES (docs/intel-pmu.md 1.4) */
 #define PERF_CAP_LBR_FMT		GENMASK_ULL(5, 0)
 #define PERF_CAP_PEBS_TRAP		BIT_ULL(6)
 #define PERF_CAP_PEBS_ARCH_REG		BIT_ULL(7)
@@ -87,29 +87,29 @@
 #define PERF_CAP_PEBS_BASELINE		BIT_ULL(14)
 #define PERF_CAP_PERF_METRICS		BIT_ULL(15)
 
-/* IA32_DEBUGCTL (spec 2.9) */
+/* IA32_DEBUGCTL (docs/intel-pmu.md 2.9) */
 #define DEBUGCTL_LBR			BIT_ULL(0)
 #define DEBUGCTL_BTF			BIT_ULL(1)
 #define DEBUGCTL_FREEZE_LBRS_ON_PMI	BIT_ULL(11)
 #define DEBUGCTL_FREEZE_PERFMON_ON_PMI	BIT_ULL(12)
 #define DEBUGCTL_FREEZE_WHILE_SMM	BIT_ULL(14)
 
-/* IA32_MISC_ENABLE (spec 1.1) */
+/* IA32_MISC_ENABLE (docs/intel-pmu.md 1.1) */
 #define MISC_ENABLE_FAST_STRING		BIT_ULL(0)
 #define MISC_ENABLE_EMON		BIT_ULL(7)
 #define MISC_ENABLE_BTS_UNAVAIL		BIT_ULL(11)
 #define MISC_ENABLE_PEBS_UNAVAIL	BIT_ULL(12)
 
-/* MSR_PEBS_DATA_CFG (spec 2.12) */
+/* MSR_PEBS_DATA_CFG (docs/intel-pmu.md 2.12) */
 #define PEBS_DATACFG_MEMINFO		BIT_ULL(0)
 #define PEBS_DATACFG_GPRS		BIT_ULL(1)
 #define PEBS_DATACFG_XMMS		BIT_ULL(2)
 #define PEBS_DATACFG_LBRS		BIT_ULL(3)
 #define PEBS_DATACFG_LBR_SHIFT		24
 #define PEBS_DATACFG_VALID		0xff00000fULL
-#define PEBS_LD_LAT_VALID		GENMASK_ULL(15, 0)	/* 63:16 reserved (spec 2.13) */
+#define PEBS_LD_LAT_VALID		GENMASK_ULL(15, 0)	/* 63:16 reserved (docs/intel-pmu.md 2.13) */
 
-/* RDPMC ECX (spec 2.1) */
+/* RDPMC ECX (docs/intel-pmu.md 2.1) */
 #define RDPMC_FIXED			BIT_ULL(30)
 #define RDPMC_FAST			BIT_ULL(31)
 
@@ -137,7 +137,7 @@
 /* Reserved PERF_CTL bits; KVM drops them on write (arch/x86/kvm/svm/pmu.c). */
 #define AMD_EVTSEL_RSVD			0xfffffff000280000ULL
 
-/* LVT performance-counter register (spec 3.4) */
+/* LVT performance-counter register (docs/intel-pmu.md 3.4) */
 #define APIC_LVTPC_OFFSET		0x340
 #define APIC_LVT_VECTOR			0xffu
 #define APIC_LVT_DM_SHIFT		8

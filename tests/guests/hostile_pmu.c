@@ -105,7 +105,7 @@ static void ds_area(void)
 	/*
 	 * IA32_DS_AREA exists when pmuvm offers PEBS.  CPUID.1:EDX.DS says so
 	 * on most hosts, but kvm_pvm hides that bit from the guest, so the
-	 * PEBS format in PERF_CAPABILITIES (spec 1.4) counts too.
+	 * PEBS format in PERF_CAPABILITIES (docs/intel-pmu.md 1.4) counts too.
 	 */
 	bool ds = (cpuid(1).edx & (1u << 21)) || (cfg.perf_cap & PERF_CAP_PEBS_FORMAT);
 	unsigned int i;

@@ -110,7 +110,7 @@ static void hal_overflow(struct pmu_cfg *cfg)
 /*
  * The running thread's "events" on GP1: its event select stays 0, so GP1
  * changes only when the thread adds to it here, and each thread's total is
- * known exactly.  The legacy alias sign-extends bit 31 (kvm-vpmu spec 1.2), which
+ * known exactly.  The legacy alias sign-extends bit 31 (kvm-vpmu docs/windows-api.md 1.2), which
  * the values used (within 2^31 of 0) keep.
  */
 static void thread_events(uint64_t n)

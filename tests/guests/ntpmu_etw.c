@@ -445,10 +445,15 @@ int main(void)
 	ti = (TRACE_PROFILE_INTERVAL){ prof, SAMPLE_INTERVAL };
 	GUEST_ASSERT_EQ(TraceSetInformation(0, TraceSampledProfileIntervalInfo, &ti, 8),
 			ERROR_SUCCESS);
-	GUEST_ASSERT_EQ(TraceSetInformation(lg, TraceProfileSourceConfigInfo, &prof, 4),
-			ERROR_SUCCESS);
+	/*
+	 * Counter list and event list before the profile source: sampling
+	 * starts with the source, and a PMC sample logged before the event
+	 * names it would carry no counter values.
+	 */
 	GUEST_ASSERT_EQ(TraceSetInformation(lg, TracePmcCounterListInfo, list, 8), ERROR_SUCCESS);
 	set_event_list(lg);
+	GUEST_ASSERT_EQ(TraceSetInformation(lg, TraceProfileSourceConfigInfo, &prof, 4),
+			ERROR_SUCCESS);
 	/* once per logger (seed 002) */
 	GUEST_ASSERT_EQ(TraceSetInformation(lg, TracePmcCounterListInfo, list, 8),
 			ERROR_WMI_ALREADY_ENABLED);

@@ -7,10 +7,10 @@
  * counted instruction is the dec (k odd) or the jnz (k even) and EBX after
  * it is known.  Preset to -N with reset value -N in the DS area, the
  * counter produces a record every N instructions, whose eventing IP, next
- * IP and registers are checked field by field (spec 4.4, 4.5), for the
+ * IP and registers are checked field by field (docs/intel-pmu.md 4.4, 4.5), for the
  * format the command line chose (fmt=3|4|5, matching --pebs-format).
  *
- * Then: enumeration (spec 1.1, 1.4), the threshold PMI with GLOBAL_STATUS
+ * Then: enumeration (docs/intel-pmu.md 1.1, 1.4), the threshold PMI with GLOBAL_STATUS
  * bit 62, the absolute-maximum skip, and DS areas or buffers at MMIO,
  * beyond RAM, unmapped and non-canonical, which must change nothing in the
  * guest (the system test checks the report's drop counts).
@@ -153,7 +153,7 @@ static void check_enumeration(void)
 	GUEST_ASSERT_EQ(rdmsr_safe(MSR_IA32_PEBS_ENABLE, &v), 0);
 	GUEST_ASSERT_EQ(rdmsr_safe(MSR_PEBS_LD_LAT_THRESHOLD, &v), 0);
 	GUEST_ASSERT_EQ(rdmsr_safe(MSR_PEBS_DATA_CFG, &v), fmt >= 4 ? 0 : VEC_GP);
-	/* Non-canonical DS_AREA #GPs (spec 2.10). */
+	/* Non-canonical DS_AREA #GPs (docs/intel-pmu.md 2.10). */
 	GUEST_ASSERT_EQ(wrmsr_safe(MSR_IA32_DS_AREA, 0x0000800000000000ull), VEC_GP);
 	test_ok("pebs enumeration");
 }
@@ -196,7 +196,7 @@ static void check_flags(uint64_t rflags, uint64_t rbx)
 	GUEST_ASSERT_EQ(rflags & RFLAGS_ZF, rbx ? 0 : RFLAGS_ZF);
 }
 
-/* Format 3 (spec 4.4): legacy register order, 0xc8 bytes. */
+/* Format 3 (docs/intel-pmu.md 4.4): legacy register order, 0xc8 bytes. */
 static void check_fmt3(const uint8_t *rec, unsigned int k, uint64_t tsc_before)
 {
 	static const unsigned int legacy[16] = { 0, 3, 1, 2, 6, 7, 5, 4,
@@ -218,7 +218,7 @@ static void check_fmt3(const uint8_t *rec, unsigned int k, uint64_t tsc_before)
 	GUEST_ASSERT(q(rec, 0xc0) > tsc_before);
 }
 
-/* Formats 4/5 (spec 4.4): Basic, MemInfo, GPR, XMM; 0x1d0 bytes (0x20 basic-only). */
+/* Formats 4/5 (docs/intel-pmu.md 4.4): Basic, MemInfo, GPR, XMM; 0x1d0 bytes (0x20 basic-only). */
 static void check_adaptive(const uint8_t *rec, unsigned int k, bool groups, uint64_t tsc_before)
 {
 	uint64_t ev, next, rbx, g[16], size = groups ? 0x1d0 : 0x20;

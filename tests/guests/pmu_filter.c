@@ -7,7 +7,7 @@
  *   --append "gp0=1 gp1=0 fc1=1 fc2=0"   (1: must count, 0: denied)
  *
  * A denied counter must still be programmable and read back exactly the
- * value the guest wrote (kvm-vpmu.md 3: a filtered event counts nothing).
+ * value the guest wrote (docs/kvm-vpmu.md 1.6: a filtered event counts nothing).
  */
 #include "pmu_common.h"
 

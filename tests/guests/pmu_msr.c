@@ -97,7 +97,7 @@ static uint64_t counter_bits(void)
 
 static uint64_t misc_enable_reset(void)
 {
-	/* FAST_STRING | EMON (a PMU exists) | BTS and PEBS unavailable (spec 1.1). */
+	/* FAST_STRING | EMON (a PMU exists) | BTS and PEBS unavailable (docs/intel-pmu.md 1.1). */
 	return MISC_ENABLE_FAST_STRING | MISC_ENABLE_EMON | MISC_ENABLE_BTS_UNAVAIL |
 	       MISC_ENABLE_PEBS_UNAVAIL;
 }
@@ -118,7 +118,7 @@ static void check_reset(void)
 	if (v2()) {
 		RD_EQ(MSR_IA32_FIXED_CTR_CTRL, 0);
 		RD_EQ(MSR_IA32_PERF_GLOBAL_STATUS, 0);
-		/* GP enables set, fixed enables clear (spec 2, KVM de120e1d). */
+		/* GP enables set, fixed enables clear (docs/intel-pmu.md 2, KVM de120e1d). */
 		RD_EQ(MSR_IA32_PERF_GLOBAL_CTRL, width_mask(cfg.nr_gp));
 		RD_EQ(MSR_IA32_PERF_GLOBAL_OVF_CTRL, 0);
 	}
@@ -139,13 +139,13 @@ static void check_absent(uint32_t msr, bool present)
 	WR_GP(msr, 0);
 }
 
-/* MSRs beyond the configured counters, version or features #GP (spec 1.2). */
+/* MSRs beyond the configured counters, version or features #GP (docs/intel-pmu.md 1.2). */
 static void check_existence(void)
 {
 	for (unsigned int x = 0; x < 8; x++) {
 		check_absent(MSR_IA32_PMC0 + x, x < cfg.nr_gp);
 		check_absent(MSR_IA32_PERFEVTSEL0 + x, x < cfg.nr_gp);
-		/* IA32_A_PMCx only with PERF_CAPABILITIES.FW_WRITE (spec 2.1). */
+		/* IA32_A_PMCx only with PERF_CAPABILITIES.FW_WRITE (docs/intel-pmu.md 2.1). */
 		check_absent(MSR_IA32_A_PMC0 + x, x < cfg.nr_gp && cfg.fw_write);
 	}
 	for (unsigned int i = 0; i < 4; i++)
@@ -193,7 +193,7 @@ static void check_gp_counters(void)
 			RD_EQ(a_pmc, 0x5a5a5a5a5a5a5a5aull & mask);
 			WR_RD(a_pmc, 0x80000000u, 0x80000000u);
 		}
-		/* A write to all ones is no overflow (spec 2.1, 3.3). */
+		/* A write to all ones is no overflow (docs/intel-pmu.md 2.1, 3.3). */
 		if (v2())
 			RD_EQ(MSR_IA32_PERF_GLOBAL_STATUS, 0);
 		WR_RD(pmc, 0, 0);
@@ -250,7 +250,7 @@ static void check_fixed_ctr_ctrl(void)
 
 	if (!v2())
 		return;
-	/* EN_OS, EN_USR, PMI per counter; ANY (4i+2) reserved (spec 2.3, 6). */
+	/* EN_OS, EN_USR, PMI per counter; ANY (4i+2) reserved (docs/intel-pmu.md 2.3, 6). */
 	for (unsigned int i = 0; i < cfg.nr_fixed; i++)
 		valid |= FIXED_CTRL_OS(i) | FIXED_CTRL_USR(i) | FIXED_CTRL_PMI(i);
 	probe_bits(MSR_IA32_FIXED_CTR_CTRL, valid, ~0ull, 0);
@@ -263,14 +263,14 @@ static void check_global_ctrl(void)
 
 	if (!v2())
 		return;
-	/* Counter enables only (spec 2.4); nothing is programmed, so nothing counts. */
+	/* Counter enables only (docs/intel-pmu.md 2.4); nothing is programmed, so nothing counts. */
 	probe_bits(MSR_IA32_PERF_GLOBAL_CTRL, counter_bits(), ~0ull, reset);
 	WR_RD(MSR_IA32_PERF_GLOBAL_CTRL, counter_bits(), counter_bits());
 	WR_RD(MSR_IA32_PERF_GLOBAL_CTRL, reset, reset);
 	test_ok("IA32_PERF_GLOBAL_CTRL");
 }
 
-/* GLOBAL_STATUS is read-only; 0x390 is write-1-to-clear and reads 0 (spec 2.5, 2.6). */
+/* GLOBAL_STATUS is read-only; 0x390 is write-1-to-clear and reads 0 (docs/intel-pmu.md 2.5, 2.6). */
 static void check_global_status(void)
 {
 	uint64_t ovf_valid = counter_bits() | GLOBAL_STATUS_TRACE_TOPA_PMI |
@@ -292,7 +292,7 @@ static void check_global_status(void)
 	if (!v4())
 		return;
 
-	/* STATUS_SET (spec 2.7): counter bits, 55, 58-62; 63 reserved. */
+	/* STATUS_SET (docs/intel-pmu.md 2.7): counter bits, 55, 58-62; 63 reserved. */
 	set_valid = counter_bits() | GLOBAL_STATUS_TRACE_TOPA_PMI | GENMASK_ULL(62, 58);
 	for (unsigned int b = 0; b < 64; b++) {
 		uint64_t bit = BIT_ULL(b);
@@ -324,7 +324,7 @@ static void check_global_status(void)
 	test_ok("IA32_PERF_GLOBAL_STATUS_SET");
 }
 
-/* INUSE (spec 2.8): EVTSEL[7:0] != 0, FIXED_CTR_CTRL EN bits, 63 = any INT/PMI. */
+/* INUSE (docs/intel-pmu.md 2.8): EVTSEL[7:0] != 0, FIXED_CTR_CTRL EN bits, 63 = any INT/PMI. */
 static void check_inuse(void)
 {
 	const uint32_t inuse = MSR_IA32_PERF_GLOBAL_INUSE;
@@ -374,7 +374,7 @@ static void check_perf_capabilities(void)
 
 	if (!cfg.pdcm)
 		return;
-	/* Read-only to the guest, even rewriting the same value (spec 1.4). */
+	/* Read-only to the guest, even rewriting the same value (docs/intel-pmu.md 1.4). */
 	RD_EQ(MSR_IA32_PERF_CAPABILITIES, caps);
 	WR_GP(MSR_IA32_PERF_CAPABILITIES, caps);
 	WR_GP(MSR_IA32_PERF_CAPABILITIES, caps ^ PERF_CAP_FW_WRITE);
@@ -384,7 +384,7 @@ static void check_perf_capabilities(void)
 }
 
 /*
- * Freeze bits need PDCM and version > 1 (spec 2.9); LBR/BTF are accepted
+ * Freeze bits need PDCM and version > 1 (docs/intel-pmu.md 2.9); LBR/BTF are accepted
  * and read back 0 (choices table); FREEZE_WHILE_SMM and the rest #GP.
  */
 static void check_debugctl(void)

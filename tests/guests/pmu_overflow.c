@@ -1,6 +1,6 @@
 /*
  * pmu_overflow: counter overflow, GLOBAL_STATUS, PMI delivery through LVTPC
- * and freeze on PMI, seen from the guest (spec 3.3, 3.4, 3.6).
+ * and freeze on PMI, seen from the guest (docs/intel-pmu.md 3.3, 3.4, 3.6).
  *
  * Every case counts unhalted core cycles (0x3C/0x00) at OS and USR on GP
  * counter 0 and/or fixed counter 1, preset PRESET cycles before the wrap
@@ -127,7 +127,7 @@ static void expect_no_pmi(void)
 	GUEST_ASSERT(!wait_flag(&nr_nmi, 1));
 }
 
-/* Overflow without INT/PMI: status set, no PMI; 0x390 clears it (spec 3.3, 2.6). */
+/* Overflow without INT/PMI: status set, no PMI; 0x390 clears it (docs/intel-pmu.md 3.3, 2.6). */
 static void case_no_interrupt(bool fixed)
 {
 	uint64_t bit = fixed ? GLOBAL_CTRL_FIXED(1) : BIT_ULL(0);
@@ -155,7 +155,7 @@ static void case_no_interrupt(bool fixed)
 			"gp overflow, INT clear: status only");
 }
 
-/* With INT/PMI: one PMI at the LVTPC vector, and LVTPC masked on delivery (spec 3.4). */
+/* With INT/PMI: one PMI at the LVTPC vector, and LVTPC masked on delivery (docs/intel-pmu.md 3.4). */
 static void case_interrupt(bool gp, bool fixed)
 {
 	uint64_t bits = (gp ? BIT_ULL(0) : 0) | (fixed ? GLOBAL_CTRL_FIXED(1) : 0);
@@ -221,7 +221,7 @@ static void case_nmi(void)
 }
 
 /*
- * STATUS_SET (v4+, spec 2.7) is a VMM aid: setting an overflow bit requests
+ * STATUS_SET (v4+, docs/intel-pmu.md 2.7) is a VMM aid: setting an overflow bit requests
  * no PMI, and setting CTR_Frz stops the counters like a freeze does
  * (vmm/model/README.md choices table).
  */
@@ -247,7 +247,7 @@ static void case_status_set(void)
 }
 
 /*
- * Freeze on PMI (spec 3.6): GP0 overflows with INT while GP1 counts the
+ * Freeze on PMI (docs/intel-pmu.md 3.6): GP0 overflows with INT while GP1 counts the
  * same cycles from 0.  The freeze happens at the PMI request, so both stop
  * exactly there: GP0 at 0, GP1 at PRESET.
  */

@@ -1,7 +1,7 @@
 /*
  * rdpmc_emul: RDPMC in an unmodified guest.  KVM without a vPMU
  * would #GP every RDPMC; pmuvm completes the ones that hardware with this
- * PMU would complete (spec 3.5; SDM vol. 2 RDPMC) and passes on the rest:
+ * PMU would complete (docs/intel-pmu.md 2.1; SDM vol. 2 RDPMC) and passes on the rest:
  *   - CPL0: GP and fixed counters (ECX bit 30), the values written;
  *   - an ECX naming no counter #GPs;
  *   - CPL3 #GPs without CR4.PCE and reads the counter with it;

@@ -528,7 +528,7 @@ START_TEST(test_trace_set_checks)
 }
 END_TEST
 
-/* 0x0E's EVENT_TRACE_SYSTEM_EVENT_INFORMATION has 0x0F's layout (spec 4.5). */
+/* 0x0E's EVENT_TRACE_SYSTEM_EVENT_INFORMATION has 0x0F's layout (docs/windows-api.md 4.5). */
 static NTSTATUS set_hooks(TRACEHANDLE h, const ULONG *hook, unsigned int n)
 {
 	return set_sources(EventTraceProfileEventListInformation, h, hook, n);
@@ -612,7 +612,7 @@ static CLASSIC_EVENT_ID classic(GUID g, UCHAR type)
 static const GUID thread_guid = NTPMU_THREAD_GUID, perfinfo_guid = NTPMU_PERFINFO_GUID,
 		  process_guid = NTPMU_PROCESS_GUID, unknown_guid = { 0x12345678, 1, 2, { 3 } };
 
-/* Set 8 (spec 4.4) in its order, then what it forwards to 0x0E. */
+/* Set 8 (docs/windows-api.md 4.4) in its order, then what it forwards to 0x0E. */
 START_TEST(test_trace_event_list)
 {
 	CLASSIC_EVENT_ID ev[5];

@@ -1,5 +1,5 @@
 /*
- * HalAllocateHardwareCounters / HalFreeHardwareCounters (spec 2.2-2.5) and
+ * HalAllocateHardwareCounters / HalFreeHardwareCounters (docs/windows-api.md 2.2-2.5) and
  * the PMI dispatch to overflow handlers, on the fake platform.
  */
 #include <string.h>
@@ -120,7 +120,7 @@ START_TEST(test_hal_no_pmu)
 	HANDLE h;
 
 	fake_init(&f, 0, 1);
-	/* The full-PMU path needs no profile interface (spec 2.4)... */
+	/* The full-PMU path needs no profile interface (docs/windows-api.md 2.4)... */
 	ck_assert_int_eq(alloc(NULL, 0, NULL, &h), STATUS_SUCCESS);
 	ck_assert_ptr_eq(h, FULL0);
 	ck_assert_int_eq(HalFreeHardwareCounters(h), STATUS_SUCCESS);

@@ -1,6 +1,6 @@
 /*
  * KeSetHardwareCounterConfiguration / KeQueryHardwareCounterConfiguration
- * (seeds 000/001, spec 1.2-1.3) on the fake platform.
+ * (seeds 000/001, docs/windows-api.md 1.2-1.3) on the fake platform.
  */
 #include <string.h>
 
@@ -196,7 +196,7 @@ START_TEST(test_ke_absent_counter_accepted)
 	HANDLE h;
 	ULONG n;
 
-	/* Indices are not validated (spec 1.2); a counter the PMU lacks claims nothing. */
+	/* Indices are not validated (docs/windows-api.md 1.2); a counter the PMU lacks claims nothing. */
 	fake_init(&f, 5, 1);
 	hc(&c, 30);
 	ck_assert_int_eq(KeSetHardwareCounterConfiguration(&c, 1), STATUS_SUCCESS);

@@ -1,5 +1,5 @@
 /*
- * Thread profiling (spec 3.2-3.5): EnableThreadProfiling & co. and
+ * Thread profiling (docs/windows-api.md 3.2-3.5): EnableThreadProfiling & co. and
  * PERFORMANCE_DATA, with context switches simulated on the fake platform.
  * Counts are exact: the vPMU counts exactly what fake_work() reports.
  */
@@ -214,7 +214,7 @@ START_TEST(test_thread_read_checks)
 
 	fake_switch(&f, 0, &a);
 	ha = enable(0, 1);
-	/* Size, then Version, then Flags (spec 3.5), then the handle. */
+	/* Size, then Version, then Flags (docs/windows-api.md 3.5), then the handle. */
 	pd_init(&pd);
 	pd.Size = sizeof(pd) - 1;
 	pd.Version = 2;

@@ -1,5 +1,5 @@
 /*
- * The PEBS assist (spec 4.2) against a fake guest RAM with 4-level page
+ * The PEBS assist (docs/intel-pmu.md 4.2) against a fake guest RAM with 4-level page
  * tables: records, index, reload, threshold PMI and bit 62, the absolute
  * maximum, and DS pointers that must never lead to a write outside RAM.
  */
@@ -226,7 +226,7 @@ START_TEST(test_format3_assist)
 }
 END_TEST
 
-/* Fixed counter 0: reset slot 0x80 up to format 4, 0x140 in format 5 (spec 4.1). */
+/* Fixed counter 0: reset slot 0x80 up to format 4, 0x140 in format 5 (docs/intel-pmu.md 4.1). */
 START_TEST(test_fixed_reset_slot)
 {
 	unsigned int fmt = (unsigned int)_i;

@@ -1,4 +1,4 @@
-/* PEBS record layouts (spec 4.4), field by field, for formats 3, 4 and 5. */
+/* PEBS record layouts (docs/intel-pmu.md 4.4), field by field, for formats 3, 4 and 5. */
 #include <string.h>
 
 #include "pebs/pebs.h"
@@ -34,7 +34,7 @@ START_TEST(test_format3_layout)
 {
 	struct pebs_state st = state();
 	uint8_t rec[PEBS_RECORD_MAX + 8];
-	/* Legacy order at 0x10..0x48, then R8..R15 (spec 4.4). */
+	/* Legacy order at 0x10..0x48, then R8..R15 (docs/intel-pmu.md 4.4). */
 	static const struct { size_t off; enum pebs_gpr r; } regs[] = {
 		{ 0x10, PEBS_RAX }, { 0x18, PEBS_RBX }, { 0x20, PEBS_RCX }, { 0x28, PEBS_RDX },
 		{ 0x30, PEBS_RSI }, { 0x38, PEBS_RDI }, { 0x40, PEBS_RBP }, { 0x48, PEBS_RSP },
@@ -96,7 +96,7 @@ START_TEST(test_adaptive_all_groups)
 	uint64_t groups = PEBS_DATACFG_MEMINFO | PEBS_DATACFG_GPRS | PEBS_DATACFG_XMMS;
 	struct pebs_state st = state();
 	uint8_t rec[PEBS_RECORD_MAX + 8];
-	unsigned int fmt = (unsigned int)_i;	/* 4 and 5 are identical (spec 4.4) */
+	unsigned int fmt = (unsigned int)_i;	/* 4 and 5 are identical (docs/intel-pmu.md 4.4) */
 
 	memset(rec, 0xaa, sizeof(rec));
 	ck_assert_uint_eq(pebs_record_build(fmt, groups, &st, 0x3, rec), 0x1d0);

@@ -37,7 +37,7 @@ START_TEST(test_rows)
 	ck_assert_int_eq(_i, sdm[_i].ev);
 	ck_assert_uint_eq(pmu_event_code(sdm[_i].ev), sdm[_i].code);
 	ck_assert_str_eq(pmu_event_name(sdm[_i].ev), sdm[_i].name);
-	/* EVTSEL's other bits do not take part in decoding (spec 5). */
+	/* EVTSEL's other bits do not take part in decoding (docs/intel-pmu.md 5). */
 	ck_assert_int_eq(vpmu_decode_event(sdm[_i].code | EVTSEL_EN | EVTSEL_USR | EVTSEL_INT),
 			 sdm[_i].ev);
 }

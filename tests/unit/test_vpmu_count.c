@@ -1,5 +1,5 @@
 /*
- * Counting, overflow, PMI requests and freeze-on-PMI (spec 3), and the
+ * Counting, overflow, PMI requests and freeze-on-PMI (docs/intel-pmu.md 3), and the
  * helpers sources use to schedule overflows.
  */
 #include "suite.h"
@@ -61,7 +61,7 @@ START_TEST(test_count_basic)
 }
 END_TEST
 
-/* CPL filter (spec 3.1): OS counts at CPL 0, USR at CPL 1-3. */
+/* CPL filter (docs/intel-pmu.md 3.1): OS counts at CPL 0, USR at CPL 1-3. */
 START_TEST(test_cpl_filter)
 {
 	unsigned int os = _i & 1, usr = _i >> 1 & 1, cpl;
@@ -141,7 +141,7 @@ START_TEST(test_gp_event_nomatch)
 }
 END_TEST
 
-/* Fixed counter i counts only its fixed event (spec 3.7). */
+/* Fixed counter i counts only its fixed event (docs/intel-pmu.md 3.7). */
 START_TEST(test_fixed_events)
 {
 	static const enum pmu_arch_event fixed_ev[4] = {
@@ -190,7 +190,7 @@ START_TEST(test_fixed_enable)
 }
 END_TEST
 
-/* GP enable (spec 3.1): EN, plus GLOBAL_CTRL[x] from v2. */
+/* GP enable (docs/intel-pmu.md 3.1): EN, plus GLOBAL_CTRL[x] from v2. */
 START_TEST(test_gp_enable)
 {
 	unsigned int version = _i + 1;
@@ -316,7 +316,7 @@ START_TEST(test_edge_overflow)
 }
 END_TEST
 
-/* Overflow without INT: status + overflows set, no PMI (spec 3.3). */
+/* Overflow without INT: status + overflows set, no PMI (docs/intel-pmu.md 3.3). */
 START_TEST(test_overflow_no_int)
 {
 	struct vpmu pmu;

@@ -1,4 +1,4 @@
-/* CPUID leaf 0xA and the PMU bits of leaf 1 (spec 1.1, 1.2). */
+/* CPUID leaf 0xA and the PMU bits of leaf 1 (docs/intel-pmu.md 1.1, 1.2). */
 #include "suite.h"
 #include "pmu/cpuid.h"
 #include "model/vpmu.h"

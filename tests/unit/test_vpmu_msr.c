@@ -1,6 +1,6 @@
 /*
  * MSR existence, reset values, read/write rules and #GP cases of the vPMU
- * model (spec section 2, kvm-vpmu 1.2), per version and per counter count.
+ * model (docs/intel-pmu.md 2, docs/kvm-vpmu.md 1.2), per version and per counter count.
  */
 #include "suite.h"
 #include "model/vpmu.h"
@@ -107,7 +107,7 @@ START_TEST(test_existence_per_version)
 }
 END_TEST
 
-/* RESET values of each version's default configuration (spec 2). */
+/* RESET values of each version's default configuration (docs/intel-pmu.md 2). */
 static const struct {
 	uint64_t global_ctrl, misc_enable, perf_caps;
 } reset_values[] = {
@@ -169,7 +169,7 @@ START_TEST(test_reset_pebs)
 	struct vpmu pmu;
 
 	make_pebs_pmu(&pmu, 4, true);
-	/* PEBS_UNAVAILABLE clear once PEBS is exposed (spec 1.1). */
+	/* PEBS_UNAVAILABLE clear once PEBS is exposed (docs/intel-pmu.md 1.1). */
 	ck_assert_uint_eq(rd(&pmu, MSR_IA32_MISC_ENABLE), 0x0881);
 	ck_assert_uint_eq(rd(&pmu, MSR_IA32_PERF_CAPABILITIES), 0x2000 | 0x40 | 0x80 | 0x400 | 0x4000);
 	ck_assert_uint_eq(rd(&pmu, MSR_IA32_PEBS_ENABLE), 0);
@@ -297,7 +297,7 @@ START_TEST(test_v1_with_pdcm)
 	make_pmu_cfg(&pmu, &cfg);
 	ck_assert_uint_eq(rd(&pmu, MSR_IA32_PERF_CAPABILITIES), PERF_CAP_FW_WRITE);
 	wr(&pmu, MSR_IA32_A_PMC0, MASK48);
-	/* The freeze bits need version > 1 even with PDCM (spec 2.9). */
+	/* The freeze bits need version > 1 even with PDCM (docs/intel-pmu.md 2.9). */
 	wr_gp(&pmu, MSR_IA32_DEBUGCTL, DEBUGCTL_FREEZE_PERFMON_ON_PMI);
 	wr_gp(&pmu, MSR_IA32_DEBUGCTL, DEBUGCTL_FREEZE_LBRS_ON_PMI);
 	rd_gp(&pmu, MSR_IA32_FIXED_CTR_CTRL);
@@ -518,7 +518,7 @@ START_TEST(test_global_status_ro)
 END_TEST
 
 /*
- * 0x390 valid bits per version (spec 2.6): counters, 55, 61, 62, 63; v4+
+ * 0x390 valid bits per version (docs/intel-pmu.md 2.6): counters, 55, 61, 62, 63; v4+
  * also 58, 59, 60. Each valid bit clears exactly itself.
  */
 static uint64_t ovf_valid(unsigned int version)
@@ -607,7 +607,7 @@ START_TEST(test_status_set_bits)
 }
 END_TEST
 
-/* INUSE (spec 2.8): derived from EVTSEL[7:0], fixed EN bits, INT/PMI/PEBS. */
+/* INUSE (docs/intel-pmu.md 2.8): derived from EVTSEL[7:0], fixed EN bits, INT/PMI/PEBS. */
 START_TEST(test_inuse)
 {
 	struct vpmu pmu;
@@ -777,7 +777,7 @@ START_TEST(test_pebs_ld_lat_ds_area)
 }
 END_TEST
 
-/* Counter writes never overflow and never clear a status bit (spec 2.1). */
+/* Counter writes never overflow and never clear a status bit (docs/intel-pmu.md 2.1). */
 START_TEST(test_write_keeps_status)
 {
 	struct vpmu pmu;

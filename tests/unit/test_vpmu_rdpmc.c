@@ -1,4 +1,4 @@
-/* RDPMC ECX decoding (spec 2.1, kvm-vpmu 1.2). */
+/* RDPMC ECX decoding (docs/intel-pmu.md 2.1, docs/kvm-vpmu.md 1.2). */
 #include "suite.h"
 #include "model/vpmu.h"
 

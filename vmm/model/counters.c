@@ -1,8 +1,8 @@
 /*
- * Counting, overflow and PMI requests (spec 3.1-3.3, 3.6).
+ * Counting, overflow and PMI requests (docs/intel-pmu.md 3.1-3.3, 3.6).
  *
  * Sources report event occurrences in batches. Each occurrence is treated
- * as one core cycle with c = 1 (spec 3.2 notes), which gives CMASK, INV and
+ * as one core cycle with c = 1 (docs/intel-pmu.md 3.2 notes), which gives CMASK, INV and
  * E a fixed meaning per counter programming:
  *   - CMASK = 0: every occurrence counts (INV is ignored);
  *   - CMASK = 1, INV = 0 or CMASK >= 2, INV = 1: the condition holds, every
@@ -71,7 +71,7 @@ static uint64_t ctrs_distance(const struct vpmu *pmu, uint64_t ctrs)
 
 /*
  * Adds `n` occurrences to counter `idx`. A wrap sets the counter's status
- * and overflow bits whatever INT/PMI says (spec 3.3); the counter continues
+ * and overflow bits whatever INT/PMI says (docs/intel-pmu.md 3.3); the counter continues
  * from the wrap. Returns true if it wrapped.
  */
 static bool advance(struct vpmu *pmu, unsigned int idx, uint64_t n)
@@ -126,7 +126,7 @@ void vpmu_count(struct vpmu *pmu, enum pmu_arch_event ev, uint64_t n, unsigned i
 		return;
 	/*
 	 * With freeze-on-PMI the counters stop when the PMI is requested, not
-	 * when it is delivered (spec 3.6), so occurrences after that one are
+	 * when it is delivered (docs/intel-pmu.md 3.6), so occurrences after that one are
 	 * not counted anywhere.
 	 */
 	if (pmu->debugctl & DEBUGCTL_FREEZE_PERFMON_ON_PMI)
@@ -154,7 +154,7 @@ void vpmu_request_pmi(struct vpmu *pmu, uint64_t status)
 	pmu->nr_pmis_requested++;
 
 	/*
-	 * Freeze on PMI (spec 3.6). v4+ sets CTR_Frz/LBR_Frz and leaves
+	 * Freeze on PMI (docs/intel-pmu.md 3.6). v4+ sets CTR_Frz/LBR_Frz and leaves
 	 * GLOBAL_CTRL alone; v2/v3 clear GLOBAL_CTRL. The v2/v3 LBR freeze
 	 * would clear DEBUGCTL.LBR, which this model never stores.
 	 */

@@ -1,6 +1,6 @@
 /*
  * PMU event filter with the semantics of KVM_SET_PMU_EVENT_FILTER
- * (Linux arch/x86/kvm/pmu.c, Documentation/virt/kvm/api.rst; kvm-vpmu.md 3):
+ * (Linux arch/x86/kvm/pmu.c, Documentation/virt/kvm/api.rst; docs/kvm-vpmu.md 1.6):
  *
  *   - GP counter: the key is EVTSEL's event select and unit mask. It
  *     "matches" if some include entry matches it and no exclude entry

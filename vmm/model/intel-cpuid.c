@@ -1,6 +1,6 @@
 /*
  * CPUID leaf 0xA and the PMU bits of leaf 1: the one place that turns a
- * vpmu_config into what the guest enumerates (spec 1.1, 1.2).
+ * vpmu_config into what the guest enumerates (docs/intel-pmu.md 1.1, 1.2).
  */
 #include "internal.h"
 #include "pmu/cpuid.h"
@@ -23,7 +23,7 @@ void vpmu_cpuid_0a(const struct vpmu_config *cfg, uint32_t *eax, uint32_t *ebx,
 
 	/*
 	 * EDX is meaningful from v2. AnyThread is always #GP in this model, so
-	 * bit 15 says so at every version > 1, as KVM does (kvm-vpmu 1.5).
+	 * bit 15 says so at every version > 1, as KVM does (docs/kvm-vpmu.md 1.5).
 	 */
 	if (cfg->version > 1)
 		*edx = cfg->nr_fixed | cfg->fixed_width << 5 |

@@ -1,5 +1,5 @@
 /*
- * Event decoding (spec 5, 3.7): the EventSelect/UMask encoding of each
+ * Event decoding (docs/intel-pmu.md 5, 3.7): the EventSelect/UMask encoding of each
  * CPUID.0AH:EBX event and of the model-specific branch events the exact
  * source can count, and the fixed event of each fixed counter, both from
  * the event table (include/pmu/events.h).
@@ -18,7 +18,7 @@ static const uint64_t event_code[PMU_EV_NR] = {
 PMU_EVENTS(FIXED_IN_RANGE)
 #undef FIXED_IN_RANGE
 
-/* Like KVM, match on event select + umask only (spec 5). */
+/* Like KVM, match on event select + umask only (docs/intel-pmu.md 5). */
 enum pmu_arch_event vpmu_decode_event(uint64_t evtsel)
 {
 	int ev;

@@ -1,9 +1,9 @@
 /*
  * Counter and event-select MSRs: IA32_PMCx (0xC1+), IA32_A_PMCx (0x4C1+),
- * IA32_PERFEVTSELx (0x186+) and IA32_FIXED_CTRi (0x309+), spec 2.1 and 2.2.
+ * IA32_PERFEVTSELx (0x186+) and IA32_FIXED_CTRi (0x309+), docs/intel-pmu.md 2.1 and 2.2.
  *
  * No write here creates an overflow or touches GLOBAL_STATUS: only a real
- * increment does (spec 2.1, 3.3).
+ * increment does (docs/intel-pmu.md 2.1, 3.3).
  */
 #include "internal.h"
 
@@ -39,7 +39,7 @@ int vpmu_chk_evtsel(const struct vpmu *pmu, unsigned int idx, uint64_t data)
 void vpmu_wr_evtsel(struct vpmu *pmu, unsigned int idx, uint64_t data)
 {
 	pmu->gp[idx].ctl = data;
-	/* A reprogrammed counter starts with no edge history (spec 3.2). */
+	/* A reprogrammed counter starts with no edge history (docs/intel-pmu.md 3.2). */
 	pmu->gp[idx].edge_prev = false;
 }
 

@@ -1,6 +1,6 @@
 /*
  * Global control MSRs with behaviour beyond a plain register (v2+): 0x390
- * (OVF_CTRL / STATUS_RESET) and the v4 STATUS_SET and INUSE (spec 2.3-2.8).
+ * (OVF_CTRL / STATUS_RESET) and the v4 STATUS_SET and INUSE (docs/intel-pmu.md 2.3-2.8).
  * FIXED_CTR_CTRL, GLOBAL_CTRL and GLOBAL_STATUS are plain registers in
  * msr.c's table.
  */
@@ -15,7 +15,7 @@ int vpmu_rd_zero(struct vpmu *pmu, unsigned int idx, uint64_t *data)
 
 /*
  * Write 1 to clear. In v4 clearing CTR_Frz is what unfreezes the counters:
- * the enable expression (spec 3.1) reads the status bit directly.
+ * the enable expression (docs/intel-pmu.md 3.1) reads the status bit directly.
  */
 int vpmu_chk_global_ovf_ctrl(const struct vpmu *pmu, unsigned int idx, uint64_t data)
 {
@@ -28,7 +28,7 @@ void vpmu_wr_global_ovf_ctrl(struct vpmu *pmu, unsigned int idx, uint64_t data)
 }
 
 /*
- * Write 1 to set (spec 2.7). It is a VMM aid for restoring GLOBAL_STATUS,
+ * Write 1 to set (docs/intel-pmu.md 2.7). It is a VMM aid for restoring GLOBAL_STATUS,
  * so setting an overflow bit does not request a PMI; setting CTR_Frz does
  * freeze the counters.
  */
@@ -52,7 +52,7 @@ int vpmu_set_global_status_host(struct vpmu *pmu, uint64_t data)
 	return VPMU_OK;
 }
 
-/* Derived, read-only (spec 2.8). */
+/* Derived, read-only (docs/intel-pmu.md 2.8). */
 int vpmu_rd_global_inuse(struct vpmu *pmu, unsigned int idx, uint64_t *data)
 {
 	uint64_t inuse = 0;

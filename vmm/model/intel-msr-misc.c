@@ -1,10 +1,10 @@
 /*
  * PERF_CAPABILITIES, DEBUGCTL, MISC_ENABLE and the DS/PEBS control MSRs
- * (spec 1.1, 1.4, 2.9-2.13).
+ * (docs/intel-pmu.md 1.1, 1.4, 2.9-2.13).
  */
 #include "internal.h"
 
-/* Read-only: a guest write always #GPs (spec 1.4, KVM), so no wr handler. */
+/* Read-only: a guest write always #GPs (docs/intel-pmu.md 1.4, KVM), so no wr handler. */
 int vpmu_rd_perf_capabilities(struct vpmu *pmu, unsigned int idx, uint64_t *data)
 {
 	*data = pmu->perf_capabilities;
@@ -40,7 +40,7 @@ int vpmu_rd_misc_enable(struct vpmu *pmu, unsigned int idx, uint64_t *data)
 
 /*
  * BTS/PEBS_UNAVAILABLE are read-only: changing them #GPs; EMON is read-only
- * too but KVM silently keeps it (kvm-vpmu 1.2). Other bits are stored.
+ * too but KVM silently keeps it (docs/kvm-vpmu.md 1.2). Other bits are stored.
  */
 int vpmu_chk_misc_enable(const struct vpmu *pmu, unsigned int idx, uint64_t data)
 {
@@ -55,7 +55,7 @@ void vpmu_wr_misc_enable(struct vpmu *pmu, unsigned int idx, uint64_t data)
 			   (pmu->misc_enable & MISC_ENABLE_EMON);
 }
 
-/* A linear address: non-canonical (48-bit, no LA57) #GPs (spec 2.10, KVM). */
+/* A linear address: non-canonical (48-bit, no LA57) #GPs (docs/intel-pmu.md 2.10, KVM). */
 int vpmu_chk_ds_area(const struct vpmu *pmu, unsigned int idx, uint64_t data)
 {
 	return (uint64_t)((int64_t)(data << 16) >> 16) != data ? VPMU_GP : VPMU_OK;

@@ -24,7 +24,7 @@ static bool has_gp(const struct vpmu *pmu, unsigned int idx)
 	return idx < pmu->cfg.nr_gp;
 }
 
-/* 0x4C1+ needs FW_WRITE, which validate already tied to PDCM (kvm-vpmu 1.2). */
+/* 0x4C1+ needs FW_WRITE, which validate already tied to PDCM (docs/kvm-vpmu.md 1.2). */
 static bool has_a_pmc(const struct vpmu *pmu, unsigned int idx)
 {
 	return pmu->cfg.full_width_write && has_gp(pmu, idx);
@@ -77,7 +77,7 @@ static const struct vpmu_msr_range intel_msr_ranges[] = {
 	{ RANGE(MSR_IA32_PERF_CAPABILITIES, 1, has_pdcm), .rd = vpmu_rd_perf_capabilities },
 	{ RANGE(MSR_IA32_FIXED_CTR_CTRL, 1, has_v2), RW_REG(fixed_ctr_ctrl, fixed_ctr_ctrl_rsvd),
 	  .controls = true },
-	/* Read-only to the guest (spec 2.4); 0x390/0x391 change it. */
+	/* Read-only to the guest (docs/intel-pmu.md 2.4); 0x390/0x391 change it. */
 	{ RANGE(MSR_IA32_PERF_GLOBAL_STATUS, 1, has_v2), REG(global_status) },
 	{ RANGE(MSR_IA32_PERF_GLOBAL_CTRL, 1, has_v2), RW_REG(global_ctrl, global_ctrl_rsvd),
 	  .controls = true },
@@ -89,9 +89,9 @@ static const struct vpmu_msr_range intel_msr_ranges[] = {
 	{ RANGE(MSR_IA32_PERF_GLOBAL_INUSE, 1, has_v4), .rd = vpmu_rd_global_inuse },
 	{ RANGE(MSR_IA32_PEBS_ENABLE, 1, has_pebs), RW_REG(pebs_enable, pebs_enable_rsvd) },
 	{ RANGE(MSR_PEBS_DATA_CFG, 1, has_pebs_baseline), RW_REG_VALID(pebs_data_cfg, PEBS_DATACFG_VALID) },
-	/* Bits 63:16 are reserved (spec 2.13). */
+	/* Bits 63:16 are reserved (docs/intel-pmu.md 2.13). */
 	{ RANGE(MSR_PEBS_LD_LAT_THRESHOLD, 1, has_pebs), RW_REG_VALID(pebs_ld_lat, PEBS_LD_LAT_VALID) },
-	/* MSR_PEBS_FRONTEND is model-specific; a software PMU omits it (spec 2.14). */
+	/* MSR_PEBS_FRONTEND is model-specific; a software PMU omits it (docs/intel-pmu.md 2.14). */
 	{ RANGE(MSR_PEBS_FRONTEND, 1, NULL) },
 	{ RANGE(MSR_IA32_A_PMC0, VPMU_MAX_GP, has_a_pmc), .rd = vpmu_rd_gp_ctr,
 	  .chk = vpmu_chk_a_pmc, .wr = vpmu_wr_pmc_full },

@@ -7,12 +7,12 @@
  */
 #include "internal.h"
 
-/* 0x390 (spec 2.6): counter bits plus these, v4+ adding LBR_Frz/CTR_Frz/ASCI. */
+/* 0x390 (docs/intel-pmu.md 2.6): counter bits plus these, v4+ adding LBR_Frz/CTR_Frz/ASCI. */
 #define OVF_CTRL_V2_BITS	(GLOBAL_STATUS_TRACE_TOPA_PMI | GLOBAL_STATUS_OVF_UNCORE | \
 				 GLOBAL_STATUS_BUFFER_OVF | GLOBAL_STATUS_COND_CHGD)
 #define STATUS_V4_BITS		(GLOBAL_STATUS_LBR_FRZ | GLOBAL_STATUS_CTR_FRZ | \
 				 GLOBAL_STATUS_ASCI)
-/* 0x391 (spec 2.7): like 0x390 of v4 but CondChgd (63) is reserved. */
+/* 0x391 (docs/intel-pmu.md 2.7): like 0x390 of v4 but CondChgd (63) is reserved. */
 #define STATUS_SET_BITS		(GLOBAL_STATUS_TRACE_TOPA_PMI | STATUS_V4_BITS | \
 				 GLOBAL_STATUS_OVF_UNCORE | GLOBAL_STATUS_BUFFER_OVF)
 
@@ -23,7 +23,7 @@ static uint64_t perf_capabilities(const struct vpmu_config *cfg)
 	if (cfg->full_width_write)
 		caps |= PERF_CAP_FW_WRITE;
 	if (cfg->pebs) {
-		/* Trap-like records with architectural registers (spec 4.5). */
+		/* Trap-like records with architectural registers (docs/intel-pmu.md 4.5). */
 		caps |= PERF_CAP_PEBS_TRAP | PERF_CAP_PEBS_ARCH_REG |
 			(uint64_t)cfg->pebs_format << PERF_CAP_PEBS_FORMAT_SHIFT;
 		if (cfg->pebs_baseline)
@@ -47,7 +47,7 @@ static void init_masks(struct vpmu *pmu)
 	pmu->global_status_set_rsvd = ~0ULL;
 	pmu->pebs_enable_rsvd = ~0ULL;
 
-	/* LBR and BTF are accepted and dropped, not #GP (KVM, spec 2.9). */
+	/* LBR and BTF are accepted and dropped, not #GP (KVM, docs/intel-pmu.md 2.9). */
 	if (cfg->pdcm && cfg->version > 1)
 		debugctl_valid |= DEBUGCTL_FREEZE_LBRS_ON_PMI |
 				  DEBUGCTL_FREEZE_PERFMON_ON_PMI;
@@ -88,7 +88,7 @@ void vpmu_intel_reset(struct vpmu *pmu)
 
 	/*
 	 * Architectural RESET value of GLOBAL_CTRL: every GP enable set, fixed
-	 * enables clear (spec 2, KVM commit de120e1d), so a v1-style guest that
+	 * enables clear (docs/intel-pmu.md 2, KVM commit de120e1d), so a v1-style guest that
 	 * never touches GLOBAL_CTRL still counts.
 	 */
 	if (cfg->version >= 2)

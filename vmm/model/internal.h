@@ -12,10 +12,10 @@
 /* The counter-select bits matched against the architectural event table. */
 #define EVTSEL_EVENT_UMASK	(EVTSEL_EVENT | EVTSEL_UMASK)
 
-/* KVM's baseline EVTSEL reserved mask: bits 63:32 and AnyThread (spec 2.2). */
+/* KVM's baseline EVTSEL reserved mask: bits 63:32 and AnyThread (docs/intel-pmu.md 2.2). */
 #define EVTSEL_RSVD_BASE	0xffffffff00200000ULL
 
-/* Per fixed counter: EN_OS, EN_USR and PMI; ANY (4i+2) stays reserved (spec 2.3). */
+/* Per fixed counter: EN_OS, EN_USR and PMI; ANY (4i+2) stays reserved (docs/intel-pmu.md 2.3). */
 #define FIXED_CTRL_VALID(i)	(0xbULL << (4 * (i)))
 
 static inline uint64_t width_mask(unsigned int width)
@@ -42,7 +42,7 @@ static inline uint64_t vpmu_counter_bits(const struct vpmu_config *cfg)
 	return low_bits(cfg->nr_gp) | low_bits(cfg->nr_fixed) << PMC_IDX_FIXED;
 }
 
-/* 0 for CPL 0 (the OS bits), 1 for CPL 1-3 (the USR bits): spec 3.1. */
+/* 0 for CPL 0 (the OS bits), 1 for CPL 1-3 (the USR bits): docs/intel-pmu.md 3.1. */
 static inline unsigned int vpmu_level(unsigned int cpl)
 {
 	return cpl != 0;

@@ -1,5 +1,5 @@
 /*
- * The counter side of PEBS (spec 4.2): the armed set and the reload done by
+ * The counter side of PEBS (docs/intel-pmu.md 4.2): the armed set and the reload done by
  * an assist.  The DS area and the records themselves are vmm/pebs.
  */
 #include "internal.h"

@@ -6,7 +6,7 @@
  * consumed edge) and at reset. Counting (counters.c) then only walks the
  * counters of its event.
  *
- * A counter counts an event at a level when (spec 3.1): it is enabled (EN,
+ * A counter counts an event at a level when (docs/intel-pmu.md 3.1): it is enabled (EN,
  * or the fixed counter's OS/USR field), GLOBAL_CTRL enables it (v2+), the
  * counters are not frozen (CTR_Frz, v4+), it is programmed with that event
  * and the event is available, its CMASK/INV condition holds for one
@@ -28,7 +28,7 @@ static bool event_available(const struct vpmu *pmu, enum pmu_arch_event ev)
 	return ev >= 0 && ev < PMU_EV_NR && (pmu->cfg.available_events & BIT_ULL(ev));
 }
 
-/* The per-cycle condition of spec 3.2 for c = 1 (counters.c). */
+/* The per-cycle condition of docs/intel-pmu.md 3.2 for c = 1 (counters.c). */
 static bool cmask_cond(uint64_t ctl)
 {
 	unsigned int cmask = (ctl & EVTSEL_CMASK) >> EVTSEL_CMASK_SHIFT;
@@ -56,7 +56,7 @@ static void reprogram_gp(struct vpmu *pmu, unsigned int i, bool off)
 		pmu->pmi_counters |= BIT_ULL(i);
 	if (off || !(ctl & EVTSEL_EN))
 		return;
-	/* Version 1 has no GLOBAL_CTRL: EN alone enables (spec 3.1). */
+	/* Version 1 has no GLOBAL_CTRL: EN alone enables (docs/intel-pmu.md 3.1). */
 	if (pmu->cfg.version >= 2 && !(pmu->global_ctrl & BIT_ULL(i)))
 		return;
 	ev = pmu->vendor->decode_event(ctl);

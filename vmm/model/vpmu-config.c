@@ -13,7 +13,7 @@
 #include "internal.h"
 
 #define VPMU_DEFAULT_WIDTH	48	/* what every Intel core since Nehalem reports */
-#define VPMU_MIN_WIDTH		32	/* legacy PMCx writes sign-extend bit 31 (spec 2.1) */
+#define VPMU_MIN_WIDTH		32	/* legacy PMCx writes sign-extend bit 31 (docs/intel-pmu.md 2.1) */
 #define VPMU_MAX_WIDTH		63	/* keeps "distance to wrap" (2^W - value) in a u64 */
 #define VPMU_DEFAULT_FIXED	3
 #define VPMU_DEFAULT_PEBS_FMT	4
@@ -60,7 +60,7 @@ static int check_pebs(struct vpmu_config *cfg)
 		cfg->pebs_format = VPMU_DEFAULT_PEBS_FMT;
 	if (cfg->pebs_format < 3 || cfg->pebs_format > 5)
 		return -EINVAL;
-	/* Linux ignores PEBS_BASELINE below format 4 (spec 1.4). */
+	/* Linux ignores PEBS_BASELINE below format 4 (docs/intel-pmu.md 1.4). */
 	if (cfg->pebs_baseline && cfg->pebs_format < 4)
 		return -EINVAL;
 	return 0;
@@ -95,7 +95,7 @@ int vpmu_config_validate(struct vpmu_config *cfg)
 	if (check_width(&cfg->gp_width) || check_width(&cfg->fixed_width))
 		return -EINVAL;
 
-	/* Version 1 has no fixed counters and no global MSRs (spec 1.2). */
+	/* Version 1 has no fixed counters and no global MSRs (docs/intel-pmu.md 1.2). */
 	if (cfg->version == 1)
 		cfg->nr_fixed = 0;
 	if (cfg->nr_fixed > VPMU_MAX_FIXED)
@@ -103,7 +103,7 @@ int vpmu_config_validate(struct vpmu_config *cfg)
 
 	/*
 	 * FW_WRITE is a PERF_CAPABILITIES bit: without PDCM the guest cannot
-	 * see it, and KVM treats PERF_CAPABILITIES as 0 (kvm-vpmu 1.2).
+	 * see it, and KVM treats PERF_CAPABILITIES as 0 (docs/kvm-vpmu.md 1.2).
 	 */
 	if (!cfg->pdcm)
 		cfg->full_width_write = false;

@@ -127,7 +127,7 @@ int vpmu_config_validate(struct vpmu_config *cfg);
  */
 void vpmu_config_default(struct vpmu_config *cfg, unsigned int version);
 
-/* RESET state (spec section 2 reset column). cfg must be validated. */
+/* RESET state (docs/intel-pmu.md 2 reset column). cfg must be validated. */
 void vpmu_init(struct vpmu *pmu, const struct vpmu_config *cfg);
 
 /*
@@ -240,7 +240,7 @@ bool vpmu_take_pmi(struct vpmu *pmu);
 uint64_t vpmu_take_overflows(struct vpmu *pmu);
 
 /*
- * PEBS (spec 4.2, vmm/pebs): a wrap of a counter enabled in PEBS_ENABLE arms
+ * PEBS (docs/intel-pmu.md 4.2, vmm/pebs): a wrap of a counter enabled in PEBS_ENABLE arms
  * it; the armed set stays until the VMM performs the assist, which takes it,
  * reloads each armed counter (clearing its GLOBAL_STATUS bit) and, at the
  * threshold, calls vpmu_request_pmi(GLOBAL_STATUS_BUFFER_OVF).

@@ -4,12 +4,12 @@
  *
  * With the exact source the assist runs at the exit right after the
  * instruction whose retirement wrapped the counter: the registers are
- * exactly those after it (the trap-like record of spec 4.5) and the
+ * exactly those after it (the trap-like record of docs/intel-pmu.md 4.5) and the
  * eventing IP is that instruction (vcpu_pmu.eventing_ip).  That is zero skid, as
  * for the source's PMIs; hardware without PDIST records the next event
- * (spec 8 item 11).  Counters armed by the clock source get a record at the
+ * (docs/intel-pmu.md 8 item 11).  Counters armed by the clock source get a record at the
  * exit where the overflow was seen, with the RIP of that exit as the
- * eventing IP: cycles are not a precise event (spec 4.6).
+ * eventing IP: cycles are not a precise event (docs/intel-pmu.md 4.6).
  */
 #include <errno.h>
 #include <string.h>

@@ -1,13 +1,13 @@
 /*
- * The PEBS assist (spec 4.2) against the guest's DS save area.
+ * The PEBS assist (docs/intel-pmu.md 4.2) against the guest's DS save area.
  *
  * The DS management area and the PEBS buffer are guest linear addresses
- * (spec 4.1), translated by walking the guest's page tables at the assist.
+ * (docs/intel-pmu.md 4.1), translated by walking the guest's page tables at the assist.
  * Every range is translated and checked page by page before anything is
  * written, so a bad pointer drops the whole record instead of leaving half
  * of one; the copies themselves go through guest_linear_read/write, which
  * can only reach guest RAM.  What hardware does on a DS fault is
- * UNCONFIRMED (spec 8 item 7); dropping and counting is the choice here.
+ * UNCONFIRMED (docs/intel-pmu.md 8 item 7); dropping and counting is the choice here.
  */
 #include <errno.h>
 
@@ -65,7 +65,7 @@ static void count_drop(struct pebs_stats *stats, enum drop d)
 		stats->drop_not_ram++;
 }
 
-/* Offset of a counter's reset value in the DS area (spec 4.1). */
+/* Offset of a counter's reset value in the DS area (docs/intel-pmu.md 4.1). */
 static uint64_t reset_slot(unsigned int fmt, unsigned int idx)
 {
 	if (idx < PMC_IDX_FIXED)

@@ -1,5 +1,5 @@
 /*
- * PEBS in software (spec section 4): the DS buffer-management area and the
+ * PEBS in software (docs/intel-pmu.md 4): the DS buffer-management area and the
  * record formats 3, 4 and 5, written into guest memory by an "assist".
  *
  * Pure C with no KVM dependency: guest memory is a struct guest_mem and the
@@ -24,7 +24,7 @@ enum pebs_gpr {
 
 #define PEBS_NR_XMMS	16
 
-/* The vCPU's state at the assist (spec 4.5: trap-like, after the instruction). */
+/* The vCPU's state at the assist (docs/intel-pmu.md 4.5: trap-like, after the instruction). */
 struct pebs_state {
 	uint64_t rflags;
 	uint64_t rip;			/* the next instruction */
@@ -34,7 +34,7 @@ struct pebs_state {
 	uint8_t xmm[PEBS_NR_XMMS][16];	/* only read when the XMM group is written */
 };
 
-/* DS buffer-management area offsets (spec 4.1, 64-bit layout). */
+/* DS buffer-management area offsets (docs/intel-pmu.md 4.1, 64-bit layout). */
 #define DS_PEBS_BASE		0x20
 #define DS_PEBS_INDEX		0x28
 #define DS_PEBS_ABS_MAX		0x30
@@ -43,7 +43,7 @@ struct pebs_state {
 #define DS_PEBS_RESET_FIXED_FMT4 0x80	/* formats <= 4: slot 8 + i */
 #define DS_PEBS_RESET_FIXED_FMT5 0x140	/* format 5: slot 32 + i */
 
-/* Record sizes (spec 4.4). */
+/* Record sizes (docs/intel-pmu.md 4.4). */
 #define PEBS_FMT3_SIZE		0xc8
 #define PEBS_BASIC_SIZE		0x20
 #define PEBS_MEMINFO_SIZE	0x20
@@ -55,7 +55,7 @@ struct pebs_state {
 /*
  * The PEBS_DATA_CFG value a record for the `applicable` counters uses:
  * 0 (basic only) for format 3 or when no applicable counter has its
- * Adaptive_Record bit (spec 4.3); LBRs are never included (the model has
+ * Adaptive_Record bit (docs/intel-pmu.md 4.3); LBRs are never included (the model has
  * no LBRs: bit 3 and the entry count are dropped).
  */
 uint64_t pebs_record_groups(const struct vpmu *pmu, uint64_t applicable);
@@ -86,7 +86,7 @@ enum pebs_result {
 };
 
 /*
- * Performs the assist for every armed counter (spec 4.2): reads the DS
+ * Performs the assist for every armed counter (docs/intel-pmu.md 4.2): reads the DS
  * management area at IA32_DS_AREA, writes one record at the PEBS index
  * unless it is at or past the absolute maximum, advances the index,
  * reloads the counters from their DS reset slots and, once the index

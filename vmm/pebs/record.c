@@ -1,5 +1,5 @@
 /*
- * PEBS records, byte for byte (spec 4.4): the format-3 record and the
+ * PEBS records, byte for byte (docs/intel-pmu.md 4.4): the format-3 record and the
  * adaptive (format 4/5) groups Basic, MemInfo, GPR and XMM.
  *
  * MemInfo is written as zeros: this model does not see data addresses,
@@ -10,7 +10,7 @@
 
 #include "pebs/pebs.h"
 
-/* Adaptive groups the model fills (spec 2.12); LBRs are not modelled. */
+/* Adaptive groups the model fills (docs/intel-pmu.md 2.12); LBRs are not modelled. */
 #define PEBS_GROUPS_MODELLED	(PEBS_DATACFG_MEMINFO | PEBS_DATACFG_GPRS | PEBS_DATACFG_XMMS)
 
 uint64_t pebs_record_groups(const struct vpmu *pmu, uint64_t applicable)
@@ -71,7 +71,7 @@ static size_t adaptive_size(uint64_t groups)
 	return size;
 }
 
-/* Groups back to back in the order Basic, MemInfo, GPR, XMM (spec 4.4). */
+/* Groups back to back in the order Basic, MemInfo, GPR, XMM (docs/intel-pmu.md 4.4). */
 static size_t build_adaptive(uint64_t groups, const struct pebs_state *st,
 			     uint64_t applicable, uint8_t *buf)
 {

@@ -1,6 +1,6 @@
 /*
  * PMI delivery through the local APIC's LVT performance-counter register, as
- * hardware does (spec 3.4): a masked entry delivers nothing; NMI mode is an
+ * hardware does (docs/intel-pmu.md 3.4): a masked entry delivers nothing; NMI mode is an
  * NMI; fixed mode raises that vector on this vCPU's LAPIC; and the LAPIC
  * sets LVTPC.mask when it delivers (SDM 10.5.1, KVM since 6.6), so guests
  * that unmask in their handler work unchanged.

@@ -24,7 +24,7 @@
 #include "pmu/source.h"
 #include "pmu/vcpu_pmu.h"
 
-#define CPUID_LEAF_PMU_EXT	0x23	/* architectural perfmon extension (spec 1.3) */
+#define CPUID_LEAF_PMU_EXT	0x23	/* architectural perfmon extension (docs/intel-pmu.md 1.3) */
 
 uint32_t pmu_available_events(const struct pmuvm_config *cfg)
 {

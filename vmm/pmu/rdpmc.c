@@ -7,7 +7,7 @@
  * delivered the vCPU exits there with the exception frame on its stack
  * ([error code,] RIP, CS, RFLAGS, RSP, SS: SDM vol. 3A 6.14.2).  If the
  * faulting instruction is RDPMC (0F 33) and would not fault on a CPU with
- * this PMU (CPL0 or CR4.PCE; a valid ECX: spec 3.5), the instruction is
+ * this PMU (CPL0 or CR4.PCE; a valid ECX: docs/intel-pmu.md 2.1), the instruction is
  * completed here: EDX:EAX from the model, the frame popped as IRET would,
  * RIP past it.  Any other #GP goes on into the guest's handler: the
  * breakpoint is lifted for one single step (RFLAGS.RF, the architectural

@@ -1,7 +1,7 @@
 /*
  * ntpmu's reader of a PEBS buffer: turns the records between
  * PebsBufferBase and PebsIndex of a PROCESSOR_PROFILE_CONTROL_AREA into
- * samples (intel-pmu spec 4.4), whatever format PERF_CAPABILITIES says.
+ * samples (intel-pmu docs/windows-api.md 4.4), whatever format PERF_CAPABILITIES says.
  */
 #ifndef NTPMU_PEBS_H
 #define NTPMU_PEBS_H
