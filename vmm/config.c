@@ -29,10 +29,15 @@ static const char usage_text[] =
 "  -v, --verbose          log unhandled guest accesses once each (-vv: more)\n"
 "\n"
 "PMU:\n"
-"  --pmu-version N        architectural PMU version 0 (none) to 5 (default 5)\n"
-"  --gp-counters N        general-purpose counters, 1-8 (default 8)\n"
-"  --gp-width BITS        general-purpose counter width, 32-63 (default 48)\n"
-"  --fixed-counters N     fixed counters, 0-4 (default 3)\n"
+"  --pmu intel|amd|none   the PMU's vendor model (default intel)\n"
+"  --cpu-vendor intel|amd|host  the CPU vendor the guest sees (default: the\n"
+"                         --pmu vendor; host with --pmu none)\n"
+"  --pmu-version N        Intel architectural PMU version 0 (none) to 5 (default 5);\n"
+"                         AMD: 1 (legacy or core extension) or 2 (PerfMonV2, default)\n"
+"  --gp-counters N        general-purpose counters, 1-8 (default 8; AMD: 4 or 6\n"
+"                         with version 1, 1-6 with version 2, default 6)\n"
+"  --gp-width BITS        general-purpose counter width, 32-63 (default 48; AMD: 48)\n"
+"  --fixed-counters N     fixed counters, 0-4 (default 3; AMD has none)\n"
 "  --full-width-writes on|off  IA32_A_PMCx and PERF_CAPABILITIES.FW_WRITE (default on)\n"
 "  --cpu-mhz MHZ          core clock for cycle events (default: TSC frequency)\n"
 "  --cycles clock|model   cycle events from the time the vCPU ran (clock, default)\n"
@@ -55,7 +60,7 @@ enum {
 	OPT_MEM = 256, OPT_CPUS, OPT_APPEND, OPT_MODULE, OPT_SERIAL, OPT_TIMEOUT,
 	OPT_REPORT, OPT_PROFILE, OPT_PMU_VERSION, OPT_GP_COUNTERS, OPT_GP_WIDTH,
 	OPT_FIXED_COUNTERS, OPT_FULL_WIDTH, OPT_CPU_MHZ, OPT_CYCLES, OPT_CPI, OPT_VERSION,
-	OPT_EVENT_FILTER, OPT_PEBS, OPT_PEBS_FORMAT,
+	OPT_EVENT_FILTER, OPT_PEBS, OPT_PEBS_FORMAT, OPT_PMU, OPT_CPU_VENDOR,
 };
 
 static const struct option long_opts[] = {
@@ -67,6 +72,8 @@ static const struct option long_opts[] = {
 	{ "timeout",		required_argument, NULL, OPT_TIMEOUT },
 	{ "report",		required_argument, NULL, OPT_REPORT },
 	{ "profile",		required_argument, NULL, OPT_PROFILE },
+	{ "pmu",		required_argument, NULL, OPT_PMU },
+	{ "cpu-vendor",		required_argument, NULL, OPT_CPU_VENDOR },
 	{ "pmu-version",	required_argument, NULL, OPT_PMU_VERSION },
 	{ "gp-counters",	required_argument, NULL, OPT_GP_COUNTERS },
 	{ "gp-width",		required_argument, NULL, OPT_GP_WIDTH },
@@ -198,9 +205,47 @@ struct pebs_opts {
 	unsigned int format;	/* 0: default */
 };
 
-static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, bool *fixed_set,
-		     struct pebs_opts *pebs)
+/* The PMU options as given, resolved once all are parsed (config_pmu()). */
+struct pmu_opts {
+	enum { PMU_OPT_INTEL, PMU_OPT_AMD, PMU_OPT_NONE } kind;
+	bool vendor_set, version_set, gp_set, width_set, fixed_set, fw_set;
+	struct pebs_opts pebs;
+};
+
+static int parse_pmu_kind(const char *arg, struct pmu_opts *o)
 {
+	if (!strcmp(arg, "intel"))
+		o->kind = PMU_OPT_INTEL;
+	else if (!strcmp(arg, "amd"))
+		o->kind = PMU_OPT_AMD;
+	else if (!strcmp(arg, "none"))
+		o->kind = PMU_OPT_NONE;
+	else {
+		pr_err("--pmu: '%s' is not 'intel', 'amd' or 'none'", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_cpu_vendor(const char *arg, struct pmuvm_config *cfg, struct pmu_opts *o)
+{
+	o->vendor_set = true;
+	if (!strcmp(arg, "intel"))
+		cfg->cpu_vendor = CPU_VENDOR_INTEL;
+	else if (!strcmp(arg, "amd"))
+		cfg->cpu_vendor = CPU_VENDOR_AMD;
+	else if (!strcmp(arg, "host"))
+		cfg->cpu_vendor = CPU_VENDOR_HOST;
+	else {
+		pr_err("--cpu-vendor: '%s' is not 'intel', 'amd' or 'host'", arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, struct pmu_opts *o)
+{
+	struct pebs_opts *pebs = &o->pebs;
 	double d;
 
 	switch (opt) {
@@ -235,16 +280,24 @@ static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, bool *f
 		return 0;
 	case OPT_TIMEOUT:
 		return parse_double("--timeout", arg, 0.001, 1e7, &cfg->timeout_s);
+	case OPT_PMU:
+		return parse_pmu_kind(arg, o);
+	case OPT_CPU_VENDOR:
+		return parse_cpu_vendor(arg, cfg, o);
 	case OPT_PMU_VERSION:
+		o->version_set = true;
 		return parse_uint("--pmu-version", arg, 0, 5, &cfg->pmu.version);
 	case OPT_GP_COUNTERS:
+		o->gp_set = true;
 		return parse_uint("--gp-counters", arg, 1, VPMU_MAX_GP, &cfg->pmu.nr_gp);
 	case OPT_GP_WIDTH:
+		o->width_set = true;
 		return parse_uint("--gp-width", arg, 32, 63, &cfg->pmu.gp_width);
 	case OPT_FIXED_COUNTERS:
-		*fixed_set = true;
+		o->fixed_set = true;
 		return parse_uint("--fixed-counters", arg, 0, VPMU_MAX_FIXED, &cfg->pmu.nr_fixed);
 	case OPT_FULL_WIDTH:
+		o->fw_set = true;
 		return parse_onoff("--full-width-writes", arg, &cfg->pmu.full_width_write);
 	case OPT_CPU_MHZ:
 		if (parse_double("--cpu-mhz", arg, 1, 100000, &d))
@@ -275,50 +328,53 @@ static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, bool *f
 	return -EINVAL;
 }
 
-int config_parse(struct pmuvm_config *cfg, int argc, char **argv)
+/*
+ * The AMD model (vmm/model/amd-*.c): versions 1 and 2, six 48-bit counters
+ * by default, no fixed counters, PERF_CAPABILITIES or PEBS, which are
+ * errors to ask for.
+ */
+static int config_pmu_amd(struct pmuvm_config *cfg, const struct pmu_opts *o)
 {
-	struct pebs_opts pebs = { .on = true };
-	bool fixed_set = false;
-	int opt;
+	struct vpmu_config amd;
 
-	config_defaults(cfg);
-	opterr = 0;
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":vh", long_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'h':
-			fputs(usage_text, stdout);
-			return 1;
-		case OPT_VERSION:
-			printf("pmuvm %s\n", PMUVM_VERSION);
-			return 1;
-		case ':':
-			pr_err("%s: missing value (see --help)", argv[optind - 1]);
-			return -EINVAL;
-		case '?':
-			if (optopt)
-				pr_err("unknown option '-%c' (see --help)", optopt);
-			else
-				pr_err("unknown option '%s' (see --help)", argv[optind - 1]);
-			return -EINVAL;
-		default:
-			if (parse_one(cfg, opt, optarg, &fixed_set, &pebs))
-				return -EINVAL;
-		}
-	}
-	if (optind >= argc) {
-		pr_err("no guest image given (usage: pmuvm [options] GUEST.elf)");
+	vpmu_config_default_amd(&amd, o->version_set ? cfg->pmu.version : 2);
+	if (o->version_set && (cfg->pmu.version < 1 || cfg->pmu.version > 2)) {
+		pr_err("--pmu-version: the AMD PMU has versions 1 (legacy, core extension) and 2 (PerfMonV2)");
 		return -EINVAL;
 	}
-	if (optind + 1 < argc) {
-		pr_err("unexpected argument '%s' after the guest image", argv[optind + 1]);
+	if (o->gp_set)
+		amd.nr_gp = cfg->pmu.nr_gp;
+	if (amd.version == 1 && o->gp_set && amd.nr_gp != 4 && amd.nr_gp != 6) {
+		pr_err("--gp-counters: AMD PMU version 1 has 4 counters (legacy) or 6 (core extension)");
 		return -EINVAL;
 	}
-	cfg->image = argv[optind];
+	if (amd.nr_gp > 6) {
+		pr_err("--gp-counters: the AMD PMU has at most 6 core counters");
+		return -EINVAL;
+	}
+	if (o->width_set && cfg->pmu.gp_width != 48) {
+		pr_err("--gp-width: AMD counters are 48 bits wide");
+		return -EINVAL;
+	}
+	if ((o->fixed_set && cfg->pmu.nr_fixed) || (o->fw_set && cfg->pmu.full_width_write) ||
+	    (o->pebs.set && o->pebs.on) || o->pebs.format) {
+		pr_err("%s: the AMD PMU has no fixed counters, full-width writes or PEBS",
+		       o->fixed_set ? "--fixed-counters" : o->fw_set ? "--full-width-writes" :
+		       o->pebs.format ? "--pebs-format" : "--pebs");
+		return -EINVAL;
+	}
+	cfg->pmu = amd;
+	return 0;
+}
+
+/* The Intel model: fills in what version and PEBS imply. */
+static int config_pmu_intel(struct pmuvm_config *cfg, const struct pmu_opts *o)
+{
+	struct pebs_opts pebs = o->pebs;
 
 	/* Version 1 has no fixed counters (SDM 18.2.1); asking for some is an error. */
 	if (cfg->pmu.version == 1) {
-		if (fixed_set && cfg->pmu.nr_fixed) {
+		if (o->fixed_set && cfg->pmu.nr_fixed) {
 			pr_err("--fixed-counters: architectural PMU version 1 has no fixed counters");
 			return -EINVAL;
 		}
@@ -351,10 +407,87 @@ int config_parse(struct pmuvm_config *cfg, int argc, char **argv)
 		cfg->pmu.pebs_format = pebs.format ? pebs.format : 4;
 		cfg->pmu.pebs_baseline = cfg->pmu.pebs_format >= 4;
 	}
+	return 0;
+}
+
+/*
+ * --pmu picks the model; --cpu-vendor defaults to the same vendor (host
+ * with --pmu none), and a PMU may only be offered under its own vendor: a
+ * guest never sees one vendor's name with the other's PMU.
+ */
+static int config_pmu(struct pmuvm_config *cfg, const struct pmu_opts *o)
+{
+	int r;
+
+	if (o->kind == PMU_OPT_NONE) {
+		if (o->version_set && cfg->pmu.version) {
+			pr_err("--pmu-version: --pmu none has no PMU");
+			return -EINVAL;
+		}
+		cfg->pmu.version = 0;
+	}
+	r = o->kind == PMU_OPT_AMD ? config_pmu_amd(cfg, o) : config_pmu_intel(cfg, o);
+	if (r)
+		return r;
+	if (!o->vendor_set)
+		cfg->cpu_vendor = o->kind == PMU_OPT_AMD ? CPU_VENDOR_AMD :
+				  o->kind == PMU_OPT_INTEL ? CPU_VENDOR_INTEL : CPU_VENDOR_HOST;
+	if (cfg->pmu.version && o->kind == PMU_OPT_AMD && cfg->cpu_vendor != CPU_VENDOR_AMD) {
+		pr_err("--cpu-vendor: the AMD PMU needs --cpu-vendor amd");
+		return -EINVAL;
+	}
+	if (cfg->pmu.version && o->kind == PMU_OPT_INTEL && cfg->cpu_vendor != CPU_VENDOR_INTEL) {
+		pr_err("--cpu-vendor: the Intel PMU needs --cpu-vendor intel (or --pmu amd, or --pmu none)");
+		return -EINVAL;
+	}
 	if (vpmu_config_validate(&cfg->pmu)) {
 		pr_err("invalid PMU configuration");
 		return -EINVAL;
 	}
+	return 0;
+}
+
+int config_parse(struct pmuvm_config *cfg, int argc, char **argv)
+{
+	struct pmu_opts o = { .pebs.on = true };
+	int opt;
+
+	config_defaults(cfg);
+	opterr = 0;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, ":vh", long_opts, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			fputs(usage_text, stdout);
+			return 1;
+		case OPT_VERSION:
+			printf("pmuvm %s\n", PMUVM_VERSION);
+			return 1;
+		case ':':
+			pr_err("%s: missing value (see --help)", argv[optind - 1]);
+			return -EINVAL;
+		case '?':
+			if (optopt)
+				pr_err("unknown option '-%c' (see --help)", optopt);
+			else
+				pr_err("unknown option '%s' (see --help)", argv[optind - 1]);
+			return -EINVAL;
+		default:
+			if (parse_one(cfg, opt, optarg, &o))
+				return -EINVAL;
+		}
+	}
+	if (optind >= argc) {
+		pr_err("no guest image given (usage: pmuvm [options] GUEST.elf)");
+		return -EINVAL;
+	}
+	if (optind + 1 < argc) {
+		pr_err("unexpected argument '%s' after the guest image", argv[optind + 1]);
+		return -EINVAL;
+	}
+	cfg->image = argv[optind];
+	if (config_pmu(cfg, &o))
+		return -EINVAL;
 	if (cfg->event_filter_path && event_filter_load(cfg->event_filter_path, &cfg->event_filter))
 		return -EINVAL;
 	return 0;

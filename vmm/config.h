@@ -10,6 +10,13 @@
 #define PMUVM_MAX_MODULES	16
 #define PMUVM_MAX_CPUS		4096	/* x2APIC IDs; above 255 guests need x2APIC */
 
+/* The CPU vendor the guest sees (CPUID leaf 0, README "The machine a guest sees"). */
+enum cpu_vendor {
+	CPU_VENDOR_HOST,	/* the host's identity, unchanged */
+	CPU_VENDOR_INTEL,
+	CPU_VENDOR_AMD,
+};
+
 enum cycles_mode {
 	CYCLES_CLOCK,		/* time the vCPU ran guest code, scaled to --cpu-mhz */
 	CYCLES_MODEL,		/* instructions x --cpi (deterministic) */
@@ -27,6 +34,7 @@ struct pmuvm_config {
 	const char *profile_path;
 	double timeout_s;		/* 0: none */
 	struct vpmu_config pmu;
+	enum cpu_vendor cpu_vendor;
 	uint64_t cpu_khz;		/* 0: the vCPU's TSC frequency */
 	enum cycles_mode cycles;
 	double cpi;

@@ -86,6 +86,11 @@ static json_object *report_config(const struct pmuvm_config *cfg, const struct v
 	json_object_object_add(c, "mem_bytes", u64_obj(cfg->mem_size));
 	json_object_object_add(c, "cpus", u64_obj(cfg->nr_cpus));
 	json_object_object_add(c, "append", json_object_new_string(cfg->append ? cfg->append : ""));
+	json_object_object_add(p, "vendor", json_object_new_string(
+		cfg->pmu.vendor == VPMU_VENDOR_AMD ? "amd" : "intel"));
+	json_object_object_add(c, "cpu_vendor", json_object_new_string(
+		cfg->cpu_vendor == CPU_VENDOR_AMD ? "amd" :
+		cfg->cpu_vendor == CPU_VENDOR_INTEL ? "intel" : "host"));
 	json_object_object_add(p, "version", u64_obj(cfg->pmu.version));
 	json_object_object_add(p, "gp_counters", u64_obj(cfg->pmu.nr_gp));
 	json_object_object_add(p, "gp_width", u64_obj(cfg->pmu.gp_width));

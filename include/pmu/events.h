@@ -93,6 +93,9 @@ enum pmu_amd_event_code {
 #define PMU_EV_COUNT_(name, sel, umask, str, fixed)	+ 1
 #define PMU_EV_ARCH_NR	(0 PMU_ARCH_EVENTS(PMU_EV_COUNT_))
 
+/* The events with an Intel encoding come first: PMU_EV_BR_TAKEN == PMU_EV_INTEL_NR. */
+#define PMU_EV_INTEL_NR	(0 PMU_EVENTS(PMU_EV_COUNT_))
+
 /* Length of the CPUID.0AH:EBX event vector we report (Linux needs >= 7). */
 #define PMU_EV_VECTOR_LEN	8
 

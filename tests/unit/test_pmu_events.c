@@ -33,7 +33,7 @@ static const struct {
 
 START_TEST(test_rows)
 {
-	ck_assert_int_eq(PMU_EV_NR, sizeof(sdm) / sizeof(sdm[0]));
+	ck_assert_int_eq(PMU_EV_INTEL_NR, sizeof(sdm) / sizeof(sdm[0]));
 	ck_assert_int_eq(_i, sdm[_i].ev);
 	ck_assert_uint_eq(pmu_event_code(sdm[_i].ev), sdm[_i].code);
 	ck_assert_str_eq(pmu_event_name(sdm[_i].ev), sdm[_i].name);
@@ -55,6 +55,11 @@ START_TEST(test_constants)
 	ck_assert_uint_eq(pmu_event_code(PMU_EV_NONE), 0);
 	ck_assert_uint_eq(pmu_event_code(PMU_EV_NR), 0);
 	ck_assert_str_eq(pmu_event_name(PMU_EV_NONE), "none");
+	/* AMD-only events follow the Intel rows and have no Intel encoding. */
+	ck_assert_int_eq(PMU_EV_BR_TAKEN, PMU_EV_INTEL_NR);
+	ck_assert_uint_eq(pmu_event_code(PMU_EV_BR_TAKEN), 0);
+	ck_assert_str_eq(pmu_event_name(PMU_EV_BR_TAKEN), "br_taken");
+	ck_assert_int_eq(vpmu_decode_event(EVTSEL_EN | EVTSEL_OS), PMU_EV_NONE);
 }
 END_TEST
 

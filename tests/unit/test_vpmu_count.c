@@ -95,7 +95,7 @@ END_TEST
 /* Every event on a GP counter counts itself and nothing else. */
 START_TEST(test_gp_event_match)
 {
-	static const uint64_t code[PMU_EV_NR] = {
+	static const uint64_t code[PMU_EV_INTEL_NR] = {
 		0x003c, 0x00c0, 0x013c, 0x4f2e, 0x412e, 0x00c4, 0x00c5, 0x01a4,
 		/* BR_INST_RETIRED.{CONDITIONAL,NEAR_CALL,NEAR_RETURN,NOT_TAKEN,NEAR_TAKEN,FAR_BRANCH} */
 		0x01c4, 0x02c4, 0x08c4, 0x10c4, 0x20c4, 0x40c4,
@@ -110,7 +110,7 @@ START_TEST(test_gp_event_match)
 		vpmu_count(&pmu, other, 1 + other, 0);
 	ck_assert_uint_eq(gp(&pmu, 5), 1 + ev);
 	ck_assert(vpmu_counts_event(&pmu, ev));
-	ck_assert(!vpmu_counts_event(&pmu, (ev + 1) % PMU_EV_NR));
+	ck_assert(!vpmu_counts_event(&pmu, (ev + 1) % PMU_EV_INTEL_NR));
 	ck_assert_uint_eq(vpmu_counted_events(&pmu), 1u << ev);
 }
 END_TEST
@@ -688,7 +688,7 @@ static Suite *vpmu_count_suite(void)
 
 	tcase_add_loop_test(tc, test_count_basic, 0, 5);
 	tcase_add_loop_test(tc, test_cpl_filter, 0, 4);
-	tcase_add_loop_test(tc, test_gp_event_match, 0, PMU_EV_NR);
+	tcase_add_loop_test(tc, test_gp_event_match, 0, PMU_EV_INTEL_NR);
 	tcase_add_test(tc, test_gp_event_nomatch);
 	tcase_add_test(tc, test_fixed_events);
 	tcase_add_test(tc, test_fixed_enable);

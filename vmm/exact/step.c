@@ -52,7 +52,8 @@ static bool cycles_from_model(const struct vcpu *vcpu)
 #define EXACT_EVENTS	((1u << PMU_EV_INSTRUCTIONS) | (1u << PMU_EV_BRANCHES) |	\
 			 (1u << PMU_EV_BR_COND) | (1u << PMU_EV_BR_NEAR_CALL) |		\
 			 (1u << PMU_EV_BR_NEAR_RETURN) | (1u << PMU_EV_BR_NOT_TAKEN) |	\
-			 (1u << PMU_EV_BR_NEAR_TAKEN) | (1u << PMU_EV_BR_FAR))
+			 (1u << PMU_EV_BR_NEAR_TAKEN) | (1u << PMU_EV_BR_FAR) |		\
+			 (1u << PMU_EV_BR_TAKEN))
 
 static uint32_t exact_events(const struct pmuvm_config *cfg)
 {
@@ -180,7 +181,7 @@ static bool exact_emulate_hlt(struct vcpu *vcpu, struct kvm_regs *r)
 		ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &ev);
 	}
 	r->rip += vcpu->pmu->exact->insn.len;
-	if (vcpu_state_changed(vcpu)) {
+	if (vcpu_state_changed_stepping(vcpu)) {
 		r->rip -= vcpu->pmu->exact->insn.len;
 		return false;
 	}
@@ -259,7 +260,10 @@ static __attribute__((noinline)) void exact_prepare_step(struct vcpu *vcpu)
 		x->counted = true;
 }
 
-/* The BR_INST_RETIRED events (events.h) one retired branch is. */
+/*
+ * The branch events (events.h) one retired branch is: Intel's
+ * BR_INST_RETIRED umasks and AMD's taken branches (near and far).
+ */
 static uint32_t branch_events(uint16_t flags, bool taken)
 {
 	uint32_t ev = 1u << PMU_EV_BRANCHES;
@@ -274,9 +278,9 @@ static uint32_t branch_events(uint16_t flags, bool taken)
 	if (flags & INSN_NEAR_RET)
 		ev |= 1u << PMU_EV_BR_NEAR_RETURN;
 	if (flags & INSN_FAR)
-		ev |= 1u << PMU_EV_BR_FAR;
+		ev |= 1u << PMU_EV_BR_FAR | 1u << PMU_EV_BR_TAKEN;
 	else if (taken)
-		ev |= 1u << PMU_EV_BR_NEAR_TAKEN;
+		ev |= 1u << PMU_EV_BR_NEAR_TAKEN | 1u << PMU_EV_BR_TAKEN;
 	return ev;
 }
 
@@ -426,7 +430,7 @@ static void exact_rdpmc_fixup(struct vcpu *vcpu, struct kvm_regs *r)
 		return;
 	r->rax = (uint32_t)val;
 	r->rdx = val >> 32;
-	if (vcpu_state_changed(vcpu) == 0)
+	if (vcpu_state_changed_stepping(vcpu) == 0)
 		vcpu->pmu->exact->rdpmc_fixed++;
 }
 

@@ -8,11 +8,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* One range of MSR numbers, first to last inclusive. */
+struct kvm_msr_span {
+	uint32_t first, last;
+};
+
 /*
- * Sends every MSR in [first, last] for which mine(ctx, msr) is true to
- * userspace; KVM keeps all others. 0, or -errno after one line.
+ * Sends every MSR of the spans (at most KVM_MSR_FILTER_MAX_RANGES) for which
+ * mine(ctx, msr) is true to userspace; KVM keeps all others. 0, or -errno
+ * after one line.
  */
-int kvm_msr_filter_install(int vm_fd, uint32_t first, uint32_t last,
+int kvm_msr_filter_install(int vm_fd, const struct kvm_msr_span *spans, unsigned int nr,
 			   bool (*mine)(const void *ctx, uint32_t msr), const void *ctx);
 
 #endif

@@ -206,6 +206,17 @@ int vcpu_state_changed(struct vcpu *vcpu)
 	return ioctl(vcpu->fd, KVM_SET_REGS, &vcpu->regs_copy) < 0 ? -errno : 0;
 }
 
+int vcpu_state_changed_stepping(struct vcpu *vcpu)
+{
+	struct kvm_regs *r = vcpu->sync_sregs ? &vcpu->run->s.regs.regs : &vcpu->regs_copy;
+
+	if (ioctl(vcpu->fd, KVM_SET_REGS, r) < 0)
+		return -errno;
+	if (vcpu->sync_sregs)
+		vcpu->run->kvm_dirty_regs &= ~KVM_SYNC_X86_REGS;
+	return vcpu->dbg.applied_step ? guest_debug_reapply(vcpu) : 0;
+}
+
 static void dump_seg(const char *name, const struct kvm_segment *s)
 {
 	fprintf(stderr, "  %-3s sel=%04x base=%016llx limit=%08x type=%x dpl=%u p=%u l=%u db=%u\n",

@@ -93,6 +93,14 @@ unsigned int vcpu_cpl(struct vcpu *vcpu);
  */
 int vcpu_state_fetch(struct vcpu *vcpu, struct kvm_regs **regs, struct kvm_sregs **sregs);
 int vcpu_state_changed(struct vcpu *vcpu);
+/*
+ * The same, for a vCPU that may be single-stepping: the registers go to KVM
+ * at once and stepping is set again at their RIP. KVM keeps the trap flag
+ * it steps with only while RFLAGS is written at the RIP where stepping was
+ * set (x86.c __kvm_set_rflags()), so a write anywhere else, even of RAX
+ * alone, would end stepping silently.
+ */
+int vcpu_state_changed_stepping(struct vcpu *vcpu);
 
 static inline int vcpu_state(struct vcpu *vcpu, struct kvm_regs **regs,
 			     struct kvm_sregs **sregs)

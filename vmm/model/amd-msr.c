@@ -43,7 +43,11 @@ static int rd_ctl(struct vpmu *pmu, unsigned int i, uint64_t *data)
 	return VPMU_OK;
 }
 
-/* Reserved bits are dropped, not #GP (KVM amd_pmu_set_msr()). */
+/*
+ * Reserved bits are dropped, not #GP (KVM amd_pmu_set_msr()). They include
+ * HostOnly and GuestOnly (41, 40): a guest without SVM of its own counts
+ * as if neither were set.
+ */
 static void wr_ctl(struct vpmu *pmu, unsigned int i, uint64_t data)
 {
 	pmu->gp[i].ctl = data & ~AMD_EVTSEL_RSVD;
@@ -118,11 +122,13 @@ static const struct vpmu_msr_range amd_msr_ranges[] = {
 	  .wr = wr_status_clr },
 	{ RANGE(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_SET, 1, has_v2), .rd = rd_zero,
 	  .wr = wr_status_set },
+	VPMU_INTEL_PMU_ONLY_ROWS,
 };
 
 static const struct vpmu_msr_span amd_msr_spans[] = {
 	{ MSR_AMD64_PERF_CNTR_GLOBAL_STATUS, MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_SET },
 	{ MSR_K7_EVNTSEL0, MSR_F15H_PERF_CTL0 + 2 * AMD_NR_CORE_COUNTERS - 1 },
+	VPMU_INTEL_PMU_SPAN,
 };
 
 /*
@@ -164,6 +170,5 @@ const struct vpmu_vendor vpmu_amd = {
 	.reset = amd_reset,
 	.decode_event = vpmu_amd_decode_event,
 	.fixed_event = amd_no_fixed_event,
-	.gp_counts = vpmu_amd_gp_counts,
 	.rdpmc = amd_rdpmc,
 };

@@ -9,7 +9,7 @@ void vpmu_cpuid_0a(const struct vpmu_config *cfg, uint32_t *eax, uint32_t *ebx,
 		   uint32_t *ecx, uint32_t *edx)
 {
 	*eax = *ebx = *ecx = *edx = 0;
-	if (!cfg->version)
+	if (!cfg->version || cfg->vendor != VPMU_VENDOR_INTEL)
 		return;		/* EAX[7:0] = 0: no architectural PMU */
 
 	*eax = cfg->version | cfg->nr_gp << 8 | cfg->gp_width << 16 |

@@ -97,18 +97,22 @@ static const struct vpmu_msr_range intel_msr_ranges[] = {
 	  .chk = vpmu_chk_a_pmc, .wr = vpmu_wr_pmc_full },
 	{ RANGE(MSR_IA32_DS_AREA, 1, has_pebs), REG(ds_area), .chk = vpmu_chk_ds_area,
 	  .writable = true },
+	VPMU_AMD_PMU_ROWS,
 };
 
 
 /* 0xC1 (IA32_PMC0) .. 0x600 (IA32_DS_AREA) */
-static const struct vpmu_msr_span intel_msr_spans[] = { { MSR_IA32_PMC0, MSR_IA32_DS_AREA } };
+static const struct vpmu_msr_span intel_msr_spans[] = {
+	VPMU_INTEL_PMU_SPAN,
+	VPMU_AMD_PMU_SPANS,
+};
 
 const struct vpmu_vendor vpmu_intel = {
 	.name = "intel",
 	.msr_ranges = intel_msr_ranges,
 	.nr_msr_ranges = sizeof(intel_msr_ranges) / sizeof(intel_msr_ranges[0]),
 	.msr_spans = intel_msr_spans,
-	.nr_msr_spans = 1,
+	.nr_msr_spans = sizeof(intel_msr_spans) / sizeof(intel_msr_spans[0]),
 	.reset = vpmu_intel_reset,
 	.decode_event = vpmu_decode_event,
 	.fixed_event = vpmu_fixed_event,

@@ -1,8 +1,8 @@
 /*
- * Intel RDPMC (docs/intel-pmu.md 2.1, docs/kvm-vpmu.md 1.2): ECX[31:16] is the counter
- * type, 0 for GP
- * and 0x4000 for fixed; every other type, including the legacy fast-read
- * bit 31, is #GP, as is an index past the last counter.
+ * Intel RDPMC (docs/intel-pmu.md 2.1, docs/kvm-vpmu.md 1.2): ECX[31:16] is
+ * the counter type, 0 for GP and 0x4000 for fixed; every other type,
+ * including the legacy fast-read bit 31, is #GP, as is an index past the
+ * last counter.
  */
 #include "internal.h"
 

@@ -96,8 +96,6 @@ struct vpmu_vendor {
 	void (*reset)(struct vpmu *pmu);
 	enum pmu_arch_event (*decode_event)(uint64_t evtsel);
 	enum pmu_arch_event (*fixed_event)(unsigned int idx);
-	/* Optional: false if an event select's other qualifiers rule counting out here. */
-	bool (*gp_counts)(uint64_t evtsel);
 	/* RDPMC with this ECX; the caller has applied the CR4.PCE/CPL rule. */
 	int (*rdpmc)(const struct vpmu *pmu, uint32_t ecx, uint64_t *data);
 };
@@ -105,9 +103,36 @@ struct vpmu_vendor {
 extern const struct vpmu_vendor vpmu_intel;
 extern const struct vpmu_vendor vpmu_amd;
 
+/*
+ * The other vendor's PMU MSRs, in each vendor's table with no `exists`: a
+ * guest that touches them gets the #GP its CPU would give, not KVM's
+ * answer (KVM reads 0 and ignores writes for some P6 and K7 counter MSRs
+ * whatever the guest's vendor). DEBUGCTL and MISC_ENABLE are not PMU MSRs
+ * on AMD, and stay KVM's there.
+ */
+#define VPMU_FOREIGN(msr, n)	{ .first = (msr), .count = (n) }
+#define VPMU_INTEL_PMU_SPAN	{ MSR_IA32_PMC0, MSR_IA32_DS_AREA }
+#define VPMU_INTEL_PMU_ONLY_ROWS						\
+	VPMU_FOREIGN(MSR_IA32_PMC0, VPMU_MAX_GP),				\
+	VPMU_FOREIGN(MSR_IA32_PERFEVTSEL0, VPMU_MAX_GP),			\
+	VPMU_FOREIGN(MSR_IA32_FIXED_CTR0, VPMU_MAX_FIXED),			\
+	VPMU_FOREIGN(MSR_PERF_METRICS, 1),					\
+	VPMU_FOREIGN(MSR_IA32_PERF_CAPABILITIES, 1),				\
+	VPMU_FOREIGN(MSR_IA32_FIXED_CTR_CTRL, 6),	/* 0x38D-0x392 */	\
+	VPMU_FOREIGN(MSR_IA32_PEBS_ENABLE, 2),					\
+	VPMU_FOREIGN(MSR_PEBS_LD_LAT_THRESHOLD, 2),				\
+	VPMU_FOREIGN(MSR_IA32_A_PMC0, VPMU_MAX_GP),				\
+	VPMU_FOREIGN(MSR_IA32_DS_AREA, 1)
+#define VPMU_AMD_PMU_SPANS							\
+	{ MSR_AMD64_PERF_CNTR_GLOBAL_STATUS, MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_SET }, \
+	{ MSR_K7_EVNTSEL0, MSR_F15H_PERF_CTL0 + 2 * AMD_NR_CORE_COUNTERS - 1 }
+#define VPMU_AMD_PMU_ROWS							\
+	VPMU_FOREIGN(MSR_K7_EVNTSEL0, 2 * AMD_NR_LEGACY_COUNTERS),		\
+	VPMU_FOREIGN(MSR_F15H_PERF_CTL0, 2 * AMD_NR_CORE_COUNTERS),		\
+	VPMU_FOREIGN(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS, 4)
+
 /* amd-events.c */
 enum pmu_arch_event vpmu_amd_decode_event(uint64_t ctl);
-bool vpmu_amd_gp_counts(uint64_t ctl);
 
 /* intel-rdpmc.c */
 int vpmu_intel_rdpmc(const struct vpmu *pmu, uint32_t ecx, uint64_t *data);

@@ -62,8 +62,6 @@ static void reprogram_gp(struct vpmu *pmu, unsigned int i, bool off)
 	ev = pmu->vendor->decode_event(ctl);
 	if (!event_available(pmu, ev) || !cmask_cond(ctl))
 		return;
-	if (pmu->vendor->gp_counts && !pmu->vendor->gp_counts(ctl))
-		return;
 	/* A denied event counts nothing; the guest still programs and reads it. */
 	if (!vpmu_filter_gp_allowed(pmu->filter, ctl))
 		return;

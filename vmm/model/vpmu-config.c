@@ -66,11 +66,55 @@ static int check_pebs(struct vpmu_config *cfg)
 	return 0;
 }
 
+void vpmu_config_default_amd(struct vpmu_config *cfg, unsigned int version)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->vendor = VPMU_VENDOR_AMD;
+	cfg->version = version;
+	if (!version)
+		return;
+	cfg->nr_gp = AMD_NR_CORE_COUNTERS;
+	cfg->gp_width = AMD_COUNTER_WIDTH;
+	cfg->available_events = low_bits(PMU_EV_NR);
+}
+
+/*
+ * AMD (AMD64 APM vol. 2 13.2; KVM amd_pmu_refresh()): version 1 is four
+ * legacy counters or, with the core extension, six; version 2 (PerfMonV2)
+ * has one to six core counters. Counters are 48 bits wide; there are no
+ * fixed counters, no PERF_CAPABILITIES and no PEBS.
+ */
+static int validate_amd(struct vpmu_config *cfg)
+{
+	if (cfg->version > 2 || cfg->pebs || cfg->nr_fixed)
+		return -EINVAL;
+	cfg->pdcm = false;
+	cfg->full_width_write = false;
+	cfg->fixed_width = 0;
+	if (!cfg->version) {
+		cfg->nr_gp = 0;
+		cfg->gp_width = 0;
+		return 0;
+	}
+	if (!cfg->nr_gp)
+		cfg->nr_gp = AMD_NR_CORE_COUNTERS;
+	if (!cfg->gp_width)
+		cfg->gp_width = AMD_COUNTER_WIDTH;
+	if (cfg->gp_width != AMD_COUNTER_WIDTH || cfg->nr_gp > AMD_NR_CORE_COUNTERS)
+		return -EINVAL;
+	if (cfg->version == 1 && cfg->nr_gp != AMD_NR_LEGACY_COUNTERS &&
+	    cfg->nr_gp != AMD_NR_CORE_COUNTERS)
+		return -EINVAL;
+	return 0;
+}
+
 int vpmu_config_validate(struct vpmu_config *cfg)
 {
-	if (cfg->version > 5)
-		return -EINVAL;
 	if (cfg->available_events & ~low_bits(PMU_EV_NR))
+		return -EINVAL;
+	if (cfg->vendor == VPMU_VENDOR_AMD)
+		return validate_amd(cfg);
+	if (cfg->vendor != VPMU_VENDOR_INTEL || cfg->version > 5)
 		return -EINVAL;
 
 	if (!cfg->version) {

@@ -126,6 +126,8 @@ int vpmu_config_validate(struct vpmu_config *cfg);
  * default the version or the booleans because 0/false are meaningful there.
  */
 void vpmu_config_default(struct vpmu_config *cfg, unsigned int version);
+/* The same for the AMD model: version 2 (PerfMonV2) or 1, six 48-bit counters. */
+void vpmu_config_default_amd(struct vpmu_config *cfg, unsigned int version);
 
 /* RESET state (docs/intel-pmu.md 2 reset column). cfg must be validated. */
 void vpmu_init(struct vpmu *pmu, const struct vpmu_config *cfg);
@@ -180,6 +182,10 @@ int vpmu_rdpmc(struct vpmu *pmu, uint32_t ecx, uint64_t *data);
 void vpmu_cpuid_0a(const struct vpmu_config *cfg, uint32_t *eax, uint32_t *ebx,
 		   uint32_t *ecx, uint32_t *edx);
 void vpmu_cpuid_01(const struct vpmu_config *cfg, uint32_t *ecx, uint32_t *edx);
+/* AMD's: 0x80000001 ECX (PerfCtrExtCore) and leaf 0x80000022 (PerfMonV2). */
+void vpmu_cpuid_80000001(const struct vpmu_config *cfg, uint32_t *ecx);
+void vpmu_cpuid_80000022(const struct vpmu_config *cfg, uint32_t *eax, uint32_t *ebx,
+			 uint32_t *ecx, uint32_t *edx);
 
 /*
  * Counting.  A source reports that `n` occurrences of architectural event `ev`

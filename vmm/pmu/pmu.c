@@ -18,13 +18,11 @@
 #include "log.h"
 #include "machine/cpuid.h"
 #include "machine/vm.h"
-#include "pmu/cpuid.h"
 #include "pmu/pmi.h"
 #include "pmu/pmu.h"
 #include "pmu/source.h"
 #include "pmu/vcpu_pmu.h"
 
-#define CPUID_LEAF_PMU_EXT	0x23	/* architectural perfmon extension (docs/intel-pmu.md 1.3) */
 
 uint32_t pmu_available_events(const struct pmuvm_config *cfg)
 {
@@ -101,7 +99,9 @@ static bool pmu_msr_is_mine(const void *ctx, uint32_t msr)
 
 static int pmu_vm_init(struct vm *vm)
 {
-	uint32_t first, last;
+	struct kvm_msr_span spans[KVM_MSR_FILTER_MAX_RANGES];
+	const struct vpmu_msr_span *model_spans;
+	unsigned int i, n;
 
 	vm->pmu = calloc(1, sizeof(*vm->pmu));
 	if (!vm->pmu) {
@@ -109,8 +109,10 @@ static int pmu_vm_init(struct vm *vm)
 		return PMUVM_EXIT_HOST_ERROR;
 	}
 	vm->pmu->caps.kvm_vpmu_disabled = pmu_disable_kvm_vpmu(vm);
-	vpmu_msr_span(&vm->cfg->pmu, &first, &last);
-	if (kvm_msr_filter_install(vm->vm_fd, first, last, pmu_msr_is_mine, &vm->cfg->pmu))
+	n = vpmu_msr_spans(&vm->cfg->pmu, &model_spans);
+	for (i = 0; i < n && i < KVM_MSR_FILTER_MAX_RANGES; i++)
+		spans[i] = (struct kvm_msr_span){ model_spans[i].first, model_spans[i].last };
+	if (kvm_msr_filter_install(vm->vm_fd, spans, n, pmu_msr_is_mine, &vm->cfg->pmu))
 		return PMUVM_EXIT_NO_KVM;
 	pmu_probe_host(vm);
 	return 0;
@@ -150,28 +152,6 @@ static void pmu_vcpu_exit(struct vcpu *vcpu)
 {
 	free(vcpu->pmu);
 	vcpu->pmu = NULL;
-}
-
-/*
- * All PMU policy in one place: leaf 0xA, the PDCM/DS/DTES64 bits of leaf 1
- * and the absent extension leaf 0x23 come from pmuvm's PMU configuration,
- * never from the host (KVM reports leaf 0xA as zero when it has no vPMU).
- */
-static void pmu_cpuid(struct vcpu *vcpu, struct kvm_cpuid2 *c)
-{
-	const struct vpmu_config *pc = &vcpu->vm->cfg->pmu;
-	struct kvm_cpuid_entry2 *e;
-	uint32_t i;
-
-	e = cpuid_add(c, CPUID_LEAF_PMU);
-	vpmu_cpuid_0a(pc, &e->eax, &e->ebx, &e->ecx, &e->edx);
-	e = cpuid_find(c, 1, 0);
-	if (e)
-		vpmu_cpuid_01(pc, &e->ecx, &e->edx);
-	for (i = 0; i < c->nent; i++)
-		if (c->entries[i].function == CPUID_LEAF_PMU_EXT)
-			c->entries[i].eax = c->entries[i].ebx = c->entries[i].ecx =
-				c->entries[i].edx = 0;
 }
 
 static void pmu_before_run(struct vcpu *vcpu)

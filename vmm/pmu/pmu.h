@@ -15,6 +15,11 @@ struct vcpu_feature;
 uint32_t pmu_available_events(const struct pmuvm_config *cfg);
 
 /* The PMU itself: model, MSRs, CPUID, PMIs (pmu.c). First in the board's list. */
+struct vcpu;
+struct kvm_cpuid2;
+/* The guest's CPU identity and PMU leaves (cpuid.c): the PMU feature's cpuid hook. */
+void pmu_cpuid(struct vcpu *vcpu, struct kvm_cpuid2 *c);
+
 extern const struct vcpu_feature pmu_feature;
 /* RDPMC for unmodified guests (rdpmc.c). */
 extern const struct vcpu_feature pmu_rdpmc_feature;

@@ -198,7 +198,7 @@ static int rdpmc_complete(struct vcpu *vcpu, struct kvm_regs *r, struct kvm_sreg
 	r->rip = f->rip + 2;
 	r->rsp = f->rsp;
 	r->rflags = f->rflags;
-	if (vcpu_state_changed(vcpu))
+	if (vcpu_state_changed_stepping(vcpu))
 		return -EIO;
 	for_each_pmu_source(vcpu, i)
 		if (pmu_sources[i]->emulated_retire)

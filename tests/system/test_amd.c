@@ -1,0 +1,117 @@
+/*
+ * The CPU vendor a guest sees and the AMD PMU (--pmu, --cpu-vendor):
+ * tests/guests/cpu_vendor.c reports the identity and the PMU leaves of each
+ * combination, tests/guests/amd_pmu.c checks the AMD model's MSR rules,
+ * exact counts, overflow and RDPMC from inside a guest.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "expect.h"
+#include "pmuvm_run.h"
+#include "suite.h"
+
+static const struct {
+	const char *args[6];
+	const char *line;	/* NULL: the host's vendor, checked for no PMU leaves only */
+} vendor_cases[] = {
+	{ { NULL }, "GenuineIntel family 0x6 model 0x8f intel_pmu 5 amd_core_ext 0 amd_perfmon_v2 0 amd_counters 0" },
+	{ { "--pmu-version", "4", NULL }, "GenuineIntel family 0x6 model 0x55 intel_pmu 4 amd_core_ext 0" },
+	{ { "--pmu-version", "2", NULL }, "GenuineIntel family 0x6 model 0x17 intel_pmu 2 amd_core_ext 0" },
+	{ { "--pmu", "amd", NULL }, "AuthenticAMD family 0x19 model 0x11 intel_pmu 0 amd_core_ext 1 amd_perfmon_v2 1 amd_counters 6" },
+	{ { "--pmu", "amd", "--gp-counters", "3", NULL }, "AuthenticAMD family 0x19 model 0x11 intel_pmu 0 amd_core_ext 1 amd_perfmon_v2 1 amd_counters 3" },
+	{ { "--pmu", "amd", "--pmu-version", "1", NULL }, "AuthenticAMD family 0x17 model 0x31 intel_pmu 0 amd_core_ext 1 amd_perfmon_v2 0 amd_counters 0" },
+	{ { "--pmu", "amd", "--pmu-version", "1", "--gp-counters", "4" }, "AuthenticAMD family 0x10 model 0x2 intel_pmu 0 amd_core_ext 0 amd_perfmon_v2 0 amd_counters 0" },
+	{ { "--pmu", "none", "--cpu-vendor", "intel", NULL }, "GenuineIntel family 0x6 model 0x8f intel_pmu 0 amd_core_ext 0 amd_perfmon_v2 0 amd_counters 0" },
+	{ { "--pmu", "none", "--cpu-vendor", "amd", NULL }, "AuthenticAMD family 0x19 model 0x11 intel_pmu 0 amd_core_ext 0 amd_perfmon_v2 0 amd_counters 0" },
+	{ { "--pmu", "none", NULL }, NULL },
+};
+
+START_TEST(test_cpu_vendor)
+{
+	const char *argv[12];
+	char want[256];
+	struct pmuvm_result r;
+	size_t n = 0, i;
+
+	REQUIRE_KVM();
+	for (i = 0; i < 6 && vendor_cases[_i].args[i]; i++)
+		argv[n++] = vendor_cases[_i].args[i];
+	argv[n++] = "--timeout";
+	argv[n++] = "20";
+	argv[n++] = guest_path("cpu_vendor");
+	argv[n] = NULL;
+	pmuvm_run_env(&r, NULL, 60, argv);
+	expect_guest_pass(&r, "cpu_vendor");
+	if (vendor_cases[_i].line) {
+		snprintf(want, sizeof(want), "cpu_vendor: %s", vendor_cases[_i].line);
+		ck_assert_msg(strstr(r.out, want), "want '%s' in:\n%s", want, r.out);
+	} else {
+		ck_assert_msg(strstr(r.out, " intel_pmu 0 amd_core_ext 0 amd_perfmon_v2 0 "),
+			      "--pmu none left a PMU leaf:\n%s", r.out);
+	}
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+static const struct {
+	const char *args[6];
+	const char *append;
+} amd_cases[] = {
+	{ { NULL }, "version=2 counters=6" },
+	{ { "--pmu-version", "1", NULL }, "version=1 counters=6" },
+	{ { "--pmu-version", "1", "--gp-counters", "4", NULL }, "version=1 counters=4" },
+	{ { "--cpus", "2", NULL }, "version=2 counters=6" },
+};
+
+START_TEST(test_amd_pmu_guest)
+{
+	const char *argv[16];
+	char report[512];
+	struct pmuvm_result r;
+	json_object *root;
+	size_t n = 0, i;
+
+	REQUIRE_KVM();
+	snprintf(report, sizeof(report), "%s", tmp_path("amd.json"));
+	argv[n++] = "--pmu";
+	argv[n++] = "amd";
+	for (i = 0; i < 6 && amd_cases[_i].args[i]; i++)
+		argv[n++] = amd_cases[_i].args[i];
+	argv[n++] = "--append";
+	argv[n++] = amd_cases[_i].append;
+	argv[n++] = "--report";
+	argv[n++] = report;
+	argv[n++] = "--timeout";
+	argv[n++] = "60";
+	argv[n++] = guest_path("amd_pmu");
+	argv[n] = NULL;
+	pmuvm_run_env(&r, NULL, 120, argv);
+	expect_guest_pass(&r, amd_cases[_i].append);
+	expect_guest_ok(&r, "amd msrs");
+	expect_guest_ok(&r, "amd exact counts");
+	expect_guest_ok(&r, "amd overflow pmi");
+	expect_guest_ok(&r, "amd rdpmc");
+	root = report_load(report);
+	ck_assert_str_eq(json_object_get_string(json_get(root, "config.pmu.vendor")), "amd");
+	ck_assert_str_eq(json_object_get_string(json_get(root, "config.cpu_vendor")), "amd");
+	ck_assert_uint_eq(json_u64(root, "config.pmu.fixed_counters"), 0);
+	ck_assert_uint_ge(json_u64(root, "vcpus.0.pmu.pmis_delivered"), 1);
+	json_object_put(root);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+static Suite *amd_suite(void)
+{
+	Suite *s = suite_create("amd");
+	TCase *tc = tcase_create("vendors");
+
+	tcase_set_timeout(tc, 600);
+	tcase_add_loop_test(tc, test_cpu_vendor, 0, sizeof(vendor_cases) / sizeof(vendor_cases[0]));
+	tcase_add_loop_test(tc, test_amd_pmu_guest, 0, sizeof(amd_cases) / sizeof(amd_cases[0]));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TEST_SUITE(amd_suite)

@@ -1,0 +1,131 @@
+/*
+ * The guest's CPUID as the PMU configuration needs it: the CPU vendor and a
+ * signature (family, model, stepping) of a real part whose PMU the model
+ * matches, the chosen vendor's PMU leaves, and nothing that advertises the
+ * other vendor's PMU (README, "The machine a guest sees"). All PMU policy
+ * is here; none of it comes from the host (KVM reports leaf 0xA as zero
+ * when it has no vPMU, and leaf 0x80000022 only for a host PerfMonV2).
+ */
+#include <string.h>
+
+#include "machine/cpuid.h"
+#include "machine/vm.h"
+#include "pmu/cpuid.h"
+#include "pmu/pmu.h"
+
+#define CPUID_LEAF_PMU_EXT	0x23	/* architectural perfmon extension (docs/intel-pmu.md 1.3) */
+#define CPUID_EXT_MAX		0x80000000
+
+/* CPUID.1:EAX of a family/model/stepping (SDM vol. 2A CPUID, AMD APM vol. 3 E.3.2). */
+static uint32_t signature(unsigned int family, unsigned int model, unsigned int stepping)
+{
+	uint32_t base_family = family > 0xf ? 0xf : family;
+	uint32_t ext_family = family > 0xf ? family - 0xf : 0;
+
+	return (stepping & 0xf) | (model & 0xf) << 4 | base_family << 8 |
+	       (model >> 4) << 16 | ext_family << 20;
+}
+
+/*
+ * A real part per PMU: the first Intel cores with each architectural PMU
+ * version (SDM vol. 3B 18.2: Core Duo, Core 2 Penryn, Nehalem, Skylake-SP,
+ * Sapphire Rapids), and AMD's K10 (legacy counters), Zen 2 Rome (core
+ * extension) and Zen 4 Genoa (PerfMonV2).
+ */
+static uint32_t cpu_signature(const struct pmuvm_config *cfg)
+{
+	static const uint32_t intel[] = {
+		[1] = 0x000006e8,	/* family 6 model 0x0e: Core Duo */
+		[2] = 0x00010676,	/* family 6 model 0x17: Core 2 (Penryn) */
+		[3] = 0x000106a5,	/* family 6 model 0x1a: Nehalem-EP */
+		[4] = 0x00050654,	/* family 6 model 0x55: Skylake-SP */
+		[5] = 0x000806f8,	/* family 6 model 0x8f: Sapphire Rapids */
+	};
+	const struct vpmu_config *pmu = &cfg->pmu;
+
+	if (cfg->cpu_vendor == CPU_VENDOR_INTEL)
+		return intel[pmu->version && pmu->vendor == VPMU_VENDOR_INTEL ? pmu->version : 5];
+	if (pmu->version == 1 && pmu->nr_gp == AMD_NR_LEGACY_COUNTERS)
+		return signature(0x10, 0x02, 2);	/* K10 Barcelona */
+	if (pmu->version == 1)
+		return signature(0x17, 0x31, 0);	/* Zen 2 Rome */
+	return signature(0x19, 0x11, 1);		/* Zen 4 Genoa */
+}
+
+/* "GenuineIntel" / "AuthenticAMD" in EBX, EDX, ECX. */
+static void vendor_string(struct kvm_cpuid_entry2 *e, const char *name)
+{
+	memcpy(&e->ebx, name, 4);
+	memcpy(&e->edx, name + 4, 4);
+	memcpy(&e->ecx, name + 8, 4);
+}
+
+static void cpuid_identity(const struct pmuvm_config *cfg, struct kvm_cpuid2 *c)
+{
+	struct kvm_cpuid_entry2 *e;
+	bool amd = cfg->cpu_vendor == CPU_VENDOR_AMD;
+
+	if (cfg->cpu_vendor == CPU_VENDOR_HOST)
+		return;
+	e = cpuid_find(c, 0, 0);
+	if (e)
+		vendor_string(e, amd ? "AuthenticAMD" : "GenuineIntel");
+	/* AMD repeats the vendor in 0x80000000; Intel reserves those registers. */
+	e = cpuid_find(c, CPUID_EXT_MAX, 0);
+	if (e) {
+		if (amd)
+			vendor_string(e, "AuthenticAMD");
+		else
+			e->ebx = e->ecx = e->edx = 0;
+	}
+	e = cpuid_find(c, 1, 0);
+	if (e)
+		e->eax = cpu_signature(cfg);
+}
+
+/* Leaf 0x80000022 exists only where the AMD PMU has PerfMonV2. */
+static void cpuid_amd_pmu(const struct vpmu_config *pc, struct kvm_cpuid2 *c)
+{
+	struct kvm_cpuid_entry2 *e = cpuid_find(c, 0x80000001, 0);
+	uint32_t eax, ebx, ecx, edx;
+
+	if (e)
+		vpmu_cpuid_80000001(pc, &e->ecx);
+	vpmu_cpuid_80000022(pc, &eax, &ebx, &ecx, &edx);
+	e = cpuid_find(c, CPUID_LEAF_AMD_PMU, 0);
+	if (!e && !eax)
+		return;
+	if (!e) {
+		struct kvm_cpuid_entry2 *max = cpuid_find(c, CPUID_EXT_MAX, 0);
+
+		if (!max)
+			return;
+		if (max->eax < CPUID_LEAF_AMD_PMU)
+			max->eax = CPUID_LEAF_AMD_PMU;
+		e = cpuid_add(c, CPUID_LEAF_AMD_PMU);
+	}
+	e->eax = eax;
+	e->ebx = ebx;
+	e->ecx = ecx;
+	e->edx = edx;
+}
+
+void pmu_cpuid(struct vcpu *vcpu, struct kvm_cpuid2 *c)
+{
+	const struct pmuvm_config *cfg = vcpu->vm->cfg;
+	const struct vpmu_config *pc = &cfg->pmu;
+	struct kvm_cpuid_entry2 *e;
+	uint32_t i;
+
+	cpuid_identity(cfg, c);
+	e = cpuid_add(c, CPUID_LEAF_PMU);
+	vpmu_cpuid_0a(pc, &e->eax, &e->ebx, &e->ecx, &e->edx);
+	e = cpuid_find(c, 1, 0);
+	if (e)
+		vpmu_cpuid_01(pc, &e->ecx, &e->edx);
+	for (i = 0; i < c->nent; i++)
+		if (c->entries[i].function == CPUID_LEAF_PMU_EXT)
+			c->entries[i].eax = c->entries[i].ebx = c->entries[i].ecx =
+				c->entries[i].edx = 0;
+	cpuid_amd_pmu(pc, c);
+}
