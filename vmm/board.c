@@ -1,10 +1,10 @@
 /*
  * The board: what a pmuvm VM is built from, in order. Devices where QEMU's
  * pc machine has them; the vCPU features in the order their hooks run: the
- * PMU first (PMI delivery before every other before_run, the CPL after every
- * exit before the sources count), then RDPMC emulation, the counting
- * sources (clock, then exact), the PEBS assist once the sources have
- * counted, and the profile, which takes the overflows last.
+ * PMU first (PMI delivery before every other before_run), then RDPMC
+ * emulation, the counting sources (clock, then exact), the PEBS assist once
+ * the sources have counted, and the profile, which takes the overflows
+ * last.
  */
 #include "board.h"
 #include "clock/clock.h"

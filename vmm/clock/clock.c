@@ -189,7 +189,7 @@ static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
 static __attribute__((noinline)) void clock_account(struct vcpu *vcpu)
 {
 	struct clock_state *c = vcpu->pmu->clock;
-	unsigned int cpl = vcpu->pmu->cpl;
+	unsigned int cpl = vcpu_cpl(vcpu);
 	uint64_t now, ns;
 
 	if (!c->timing)

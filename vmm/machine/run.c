@@ -47,14 +47,14 @@ static void exit_mmio(struct vcpu *vcpu)
 static inline __attribute__((always_inline)) void exit_msr(struct vcpu *vcpu, bool is_write)
 {
 	struct kvm_run *run = vcpu->run;
-	uint64_t data = is_write ? run->msr.data : 0;
+	uint64_t data = run->msr.data;
 	int r = VCPU_MSR_NOT_MINE;
 	unsigned int i;
 
 	for (i = 0; i < vcpu->nr_msr && r == VCPU_MSR_NOT_MINE; i++)
 		r = vcpu->msr[i](vcpu, run->msr.index, is_write, &data);
-	if (r == 0 && !is_write)
-		run->msr.data = data;
+	/* KVM ignores the value of a read that failed. */
+	run->msr.data = data;
 	run->msr.error = r != 0;
 }
 

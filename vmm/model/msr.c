@@ -12,7 +12,8 @@ const struct vpmu_vendor *vpmu_vendor_of(const struct vpmu_config *cfg)
 	return cfg->vendor == VPMU_VENDOR_AMD ? &vpmu_amd : &vpmu_intel;
 }
 
-static const struct vpmu_msr_range *find_range(const struct vpmu_vendor *v, uint32_t msr)
+static inline __attribute__((always_inline)) const struct vpmu_msr_range *
+find_range(const struct vpmu_vendor *v, uint32_t msr)
 {
 	unsigned int i;
 
@@ -23,7 +24,8 @@ static const struct vpmu_msr_range *find_range(const struct vpmu_vendor *v, uint
 }
 
 /* The range row if `msr` exists for this configuration, else NULL. */
-static const struct vpmu_msr_range *lookup(const struct vpmu *pmu, uint32_t msr)
+static inline __attribute__((always_inline)) const struct vpmu_msr_range *
+lookup(const struct vpmu *pmu, uint32_t msr)
 {
 	const struct vpmu_msr_range *r = find_range(pmu->vendor, msr);
 

@@ -16,13 +16,11 @@
 #include "kvm/msr-filter.h"
 #include "kvm/probe.h"
 #include "log.h"
-#include "machine/cpuid.h"
 #include "machine/vm.h"
 #include "pmu/pmi.h"
 #include "pmu/pmu.h"
 #include "pmu/source.h"
 #include "pmu/vcpu_pmu.h"
-
 
 uint32_t pmu_available_events(const struct pmuvm_config *cfg)
 {
@@ -160,14 +158,6 @@ static void pmu_before_run(struct vcpu *vcpu)
 		pmi_deliver(vcpu);
 }
 
-/* The CPL every later feature counts at; it only matters while something counts. */
-static void pmu_after_run(struct vcpu *vcpu)
-{
-	struct vcpu_pmu *p = vcpu->pmu;
-
-	p->cpl = vpmu_counted_events(&p->model) ? vcpu_cpl(vcpu) : 0;
-}
-
 /*
  * Every MSR the filter routes here is the model's. A write is checked,
  * then the counting sources count the WRMSR itself with the counters as
@@ -184,7 +174,8 @@ static int pmu_msr(struct vcpu *vcpu, uint32_t index, bool is_write, uint64_t *d
 		return vpmu_rdmsr(&p->model, index, data);
 	if (vpmu_wrmsr_check(&p->model, index, *data, &w))
 		return 1;
-	for (i = 0; i < p->nr_wrmsr_retires; i++)
+	/* Only a source that single-steps counts instructions one by one. */
+	for (i = 0; vcpu->dbg.applied_step && i < p->nr_wrmsr_retires; i++)
 		p->wrmsr_retires[i](vcpu);
 	vpmu_wrmsr_commit(&p->model, &w, *data);
 	return 0;
@@ -198,6 +189,5 @@ const struct vcpu_feature pmu_feature = {
 	.vcpu_exit = pmu_vcpu_exit,
 	.cpuid = pmu_cpuid,
 	.before_run = pmu_before_run,
-	.after_run = pmu_after_run,
 	.msr = pmu_msr,
 };

@@ -43,7 +43,6 @@ struct vcpu_pmu {
 	/* The active sources' wrmsr_retires hooks (source.h), gathered once. */
 	void (*wrmsr_retires[PMU_MAX_SOURCES])(struct vcpu *vcpu);
 	unsigned int nr_wrmsr_retires;
-	unsigned int cpl;		/* at the last exit, read while anything counts */
 
 	/*
 	 * Kept by a source that counts retirements one by one (exact/), for
