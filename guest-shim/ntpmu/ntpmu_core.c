@@ -16,6 +16,29 @@ static uint64_t width_mask(unsigned int bits)
 	return bits >= 64 ? ~0ULL : (1ULL << bits) - 1;
 }
 
+/*
+ * AMD: ntpmu drives the core counters through PerfMonV2's global control
+ * and status (CPUID 0x80000022; AMD64 APM vol. 2 13.2.3), as overflow
+ * handling needs the status register; an AMD PMU without it is treated as
+ * no PMU (STATUS_NOT_IMPLEMENTED, as on Intel version 0).
+ */
+static void ntpmu_init_amd(void)
+{
+	uint32_t r[4];
+
+	ntpmu.ops->cpuid(ntpmu.ctx, 0x80000000, 0, r);
+	if (r[0] < CPUID_LEAF_AMD_PMU)
+		return;
+	ntpmu.ops->cpuid(ntpmu.ctx, CPUID_LEAF_AMD_PMU, 0, r);
+	if (!(r[0] & CPUID_8000_0022_EAX_PERFMON_V2) || !CPUID_8000_0022_EBX_NR_CORE(r[1]))
+		return;
+	ntpmu.amd = true;
+	ntpmu.version = 2;
+	ntpmu.nr_gp = CPUID_8000_0022_EBX_NR_CORE(r[1]);
+	ntpmu.gp_width = 48;
+	ntpmu.gp_mask = width_mask(ntpmu.gp_width);
+}
+
 void ntpmu_init(const struct ntpmu_platform_ops *ops, void *ctx)
 {
 	uint32_t r[4];
@@ -32,6 +55,10 @@ void ntpmu_init(const struct ntpmu_platform_ops *ops, void *ctx)
 	ntpmu.all_cpus = width_mask(ntpmu.nr_cpus);
 
 	ops->cpuid(ctx, 0, 0, r);
+	if (r[1] == 0x68747541 && r[3] == 0x69746e65 && r[2] == 0x444d4163) {	/* AuthenticAMD */
+		ntpmu_init_amd();
+		goto present;
+	}
 	if (r[0] < CPUID_LEAF_PMU)
 		return;
 	ops->cpuid(ctx, CPUID_LEAF_PMU, 0, r);
@@ -51,6 +78,7 @@ void ntpmu_init(const struct ntpmu_platform_ops *ops, void *ctx)
 		ntpmu.fixed_width = CPUID_0A_EDX_FIXED_WIDTH(r[3]);
 		ntpmu.fixed_mask = width_mask(ntpmu.fixed_width);
 	}
+present:
 	for (i = 0; i < ntpmu.nr_gp; i++)
 		ntpmu.present |= 1ULL << i;
 	for (i = 0; i < ntpmu.nr_fixed; i++)

@@ -86,20 +86,17 @@ static void program_cpu(void *arg)
 		uint64_t sel = set->evsel[i] | EVTSEL_USR | EVTSEL_OS | EVTSEL_EN;
 
 		bits |= 1ULL << gp;
-		ntpmu.ops->wrmsr(ntpmu.ctx, MSR_IA32_PERFEVTSEL0 + gp, 0);
+		ntpmu.ops->wrmsr(ntpmu.ctx, ntpmu_msr_evtsel(gp), 0);
 		if (!a->on)
 			continue;
-		/* Legacy PMCx writes sign-extend bit 31: -interval counts up to the wrap. */
-		ntpmu.ops->wrmsr(ntpmu.ctx, MSR_IA32_PMC0 + gp,
-				 a->profile ? (uint32_t)-set->interval[i] : 0);
-		ntpmu.ops->wrmsr(ntpmu.ctx, MSR_IA32_PERFEVTSEL0 + gp,
-				 sel | (a->profile ? EVTSEL_INT : 0));
+		ntpmu_ctr_write(gp, a->profile ? -(int64_t)set->interval[i] : 0);
+		ntpmu.ops->wrmsr(ntpmu.ctx, ntpmu_msr_evtsel(gp), sel | (a->profile ? EVTSEL_INT : 0));
 	}
 	if (ntpmu.version < 2)
 		return;
-	ntpmu.ops->rdmsr(ntpmu.ctx, MSR_IA32_PERF_GLOBAL_CTRL, &ctrl);
+	ntpmu.ops->rdmsr(ntpmu.ctx, ntpmu_msr_global_ctrl(), &ctrl);
 	ctrl = a->on ? ctrl | bits : ctrl & ~bits;
-	ntpmu.ops->wrmsr(ntpmu.ctx, MSR_IA32_PERF_GLOBAL_CTRL, ctrl);
+	ntpmu.ops->wrmsr(ntpmu.ctx, ntpmu_msr_global_ctrl(), ctrl);
 }
 
 static void program_all(const struct ntpmu_pmc_set *set, unsigned int n, bool profile, bool on)
@@ -187,7 +184,7 @@ static NTSTATUS allocate(struct ntpmu_pmc_set *set, const ULONG *src, unsigned i
 		if (!s)
 			return STATUS_NOT_SUPPORTED;
 		set->source[i] = src[i];
-		set->evsel[i] = s->evsel;
+		set->evsel[i] = ntpmu_event_select(s->event);
 		set->interval[i] = ntpmu_source_interval(src[i]);
 	}
 	for (cpu = 0; cpu < ntpmu.nr_cpus; cpu++) {
@@ -382,7 +379,7 @@ static uint64_t read_gp(unsigned int gp)
 {
 	uint64_t v = 0;
 
-	ntpmu.ops->rdmsr(ntpmu.ctx, MSR_IA32_PMC0 + gp, &v);
+	ntpmu.ops->rdmsr(ntpmu.ctx, ntpmu_msr_ctr(gp), &v);
 	return v;
 }
 
@@ -476,8 +473,7 @@ static void overflow_handler(ULONGLONG bits, HANDLE owner)
 			};
 			ntpmu_logger_write(lg, PERFINFO_LOG_TYPE_PMC_INTERRUPT, &s, sizeof(s),
 					   vals, nv);
-			ntpmu.ops->wrmsr(ntpmu.ctx, MSR_IA32_PMC0 + gp,
-					 (uint32_t)-set->interval[i]);
+			ntpmu_ctr_write(gp, -(int64_t)set->interval[i]);
 		}
 	}
 	ntpmu_unlock(flags);

@@ -312,14 +312,14 @@ uint64_t ntpmu_pmi(void)
 	if (ntpmu.version < 2)
 		return 0;
 	cs = &ntpmu.cpu[ntpmu.ops->cpu_id(ntpmu.ctx)];
-	if (ntpmu.ops->rdmsr(ntpmu.ctx, MSR_IA32_PERF_GLOBAL_STATUS, &status) || !status)
+	if (ntpmu.ops->rdmsr(ntpmu.ctx, ntpmu_msr_global_status(), &status) || !status)
 		return 0;
 	fn = __atomic_load_n(&cs->ovf_handler, __ATOMIC_ACQUIRE);
 	mine = status & cs->ovf_counters;
 	if (fn && mine)
 		fn(mine, cs->ovf_handle);
 	ntpmu_evbuf_pmi(cs, status);
-	if (ntpmu.ops->wrmsr(ntpmu.ctx, MSR_IA32_PERF_GLOBAL_OVF_CTRL, status))
-		ntpmu.ops->wrmsr(ntpmu.ctx, MSR_IA32_PERF_GLOBAL_OVF_CTRL, status & ntpmu.present);
+	if (ntpmu.ops->wrmsr(ntpmu.ctx, ntpmu_msr_status_clear(), status))
+		ntpmu.ops->wrmsr(ntpmu.ctx, ntpmu_msr_status_clear(), status & ntpmu.present);
 	return status;
 }

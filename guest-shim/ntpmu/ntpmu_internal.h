@@ -6,6 +6,7 @@
 #include "nt/ntexapi.h"
 #include "nt/ntrtl.h"
 #include "ntpmu_platform.h"
+#include "pmu/msr.h"
 
 #define NTPMU_FIXED_BIT		32	/* global-status bit of fixed counter 0 */
 #define NTPMU_RDPMC_FIXED	0x40000000u
@@ -63,6 +64,7 @@ struct ntpmu_state {
 	const struct ntpmu_platform_ops *ops;
 	void *ctx;
 
+	bool amd;			/* AMD's core counters (ntpmu_msr.c), else Intel's */
 	unsigned int version, nr_gp, nr_fixed, gp_width, fixed_width;
 	uint64_t gp_mask, fixed_mask;
 	uint64_t present;		/* global-status bits of existing counters */
@@ -94,6 +96,50 @@ static inline void ntpmu_unlock(unsigned long flags)
 {
 	ntpmu.ops->unlock(ntpmu.ctx, flags);
 }
+
+/*
+ * The PMU's MSRs by CPU vendor: Intel's architectural PMU
+ * (docs/intel-pmu.md 2) or AMD's core counters with PerfMonV2 (AMD64 APM
+ * vol. 2 13.2), which Windows also profiles with.
+ */
+static inline uint32_t ntpmu_msr_evtsel(unsigned int gp)
+{
+	return ntpmu.amd ? MSR_F15H_PERF_CTL0 + 2 * gp : MSR_IA32_PERFEVTSEL0 + gp;
+}
+
+static inline uint32_t ntpmu_msr_ctr(unsigned int gp)
+{
+	return ntpmu.amd ? MSR_F15H_PERF_CTR0 + 2 * gp : MSR_IA32_PMC0 + gp;
+}
+
+/*
+ * A counter's value: -interval counts up to the wrap on either vendor
+ * (Intel's legacy PMCx sign-extend bit 31 of a write; AMD's take 48 bits).
+ */
+static inline void ntpmu_ctr_write(unsigned int gp, int64_t value)
+{
+	ntpmu.ops->wrmsr(ntpmu.ctx, ntpmu_msr_ctr(gp),
+			 ntpmu.amd ? (uint64_t)value & ntpmu.gp_mask : (uint32_t)value);
+}
+
+static inline uint32_t ntpmu_msr_global_ctrl(void)
+{
+	return ntpmu.amd ? MSR_AMD64_PERF_CNTR_GLOBAL_CTL : MSR_IA32_PERF_GLOBAL_CTRL;
+}
+
+static inline uint32_t ntpmu_msr_global_status(void)
+{
+	return ntpmu.amd ? MSR_AMD64_PERF_CNTR_GLOBAL_STATUS : MSR_IA32_PERF_GLOBAL_STATUS;
+}
+
+/* Write 1 to clear: GLOBAL_OVF_CTRL (Intel), PerfCntrGlobalStatusClr (AMD). */
+static inline uint32_t ntpmu_msr_status_clear(void)
+{
+	return ntpmu.amd ? MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_CLR : MSR_IA32_PERF_GLOBAL_OVF_CTRL;
+}
+
+/* The event-select bits of an event (enum pmu_arch_event); 0 if this PMU has none. */
+uint64_t ntpmu_event_select(int ev);
 
 /* Global-status bit of an RDPMC-style counter index; -1 if no such counter. */
 int ntpmu_counter_bit(ULONG index);

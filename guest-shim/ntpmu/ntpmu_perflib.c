@@ -127,18 +127,18 @@ static void program_cpu(void *arg)
 		unsigned int gp = prov.gp[i];
 
 		bits |= 1ULL << gp;
-		ntpmu.ops->wrmsr(ntpmu.ctx, MSR_IA32_PERFEVTSEL0 + gp, 0);
+		ntpmu.ops->wrmsr(ntpmu.ctx, ntpmu_msr_evtsel(gp), 0);
 		if (!pg->on)
 			continue;
-		ntpmu.ops->wrmsr(ntpmu.ctx, MSR_IA32_PMC0 + gp, 0);
-		ntpmu.ops->wrmsr(ntpmu.ctx, MSR_IA32_PERFEVTSEL0 + gp, pmu_event_code(prov.ids[i]) |
+		ntpmu_ctr_write(gp, 0);
+		ntpmu.ops->wrmsr(ntpmu.ctx, ntpmu_msr_evtsel(gp), ntpmu_event_select(prov.ids[i]) |
 				 EVTSEL_USR | EVTSEL_OS | EVTSEL_EN);
 	}
 	if (ntpmu.version < 2)
 		return;
-	ntpmu.ops->rdmsr(ntpmu.ctx, MSR_IA32_PERF_GLOBAL_CTRL, &ctrl);
+	ntpmu.ops->rdmsr(ntpmu.ctx, ntpmu_msr_global_ctrl(), &ctrl);
 	ctrl = pg->on ? ctrl | bits : ctrl & ~bits;
-	ntpmu.ops->wrmsr(ntpmu.ctx, MSR_IA32_PERF_GLOBAL_CTRL, ctrl);
+	ntpmu.ops->wrmsr(ntpmu.ctx, ntpmu_msr_global_ctrl(), ctrl);
 }
 
 static void program_all(bool on)
@@ -215,7 +215,7 @@ static void read_cpu(void *arg)
 	unsigned int cpu = ntpmu.ops->cpu_id(ntpmu.ctx), i;
 
 	for (i = 0; i < prov.n; i++)
-		ntpmu.ops->rdmsr(ntpmu.ctx, MSR_IA32_PMC0 + prov.gp[i], &s->v[cpu][i]);
+		ntpmu.ops->rdmsr(ntpmu.ctx, ntpmu_msr_ctr(prov.gp[i]), &s->v[cpu][i]);
 }
 
 /* ---- queries ------------------------------------------------------------------ */

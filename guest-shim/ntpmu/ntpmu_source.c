@@ -51,6 +51,9 @@ bool ntpmu_event_available(unsigned int event)
 
 	if (!ntpmu.version || !ntpmu.nr_gp)
 		return false;
+	/* AMD enumerates no events: the ones it encodes (events.h) exist. */
+	if (ntpmu.amd)
+		return ntpmu_event_select((int)event) != 0;
 	ntpmu.ops->cpuid(ntpmu.ctx, CPUID_LEAF_PMU, 0, r);
 	if (event >= CPUID_0A_EAX_EVLEN(r[0]))
 		return false;

@@ -51,6 +51,29 @@ static void expect_no_pmu_lines(const char *out)
 			     "instances -> 4200\n"), "%s", out);
 }
 
+/*
+ * The same calls on an AMD guest (--pmu amd): sources, profiles, counter
+ * lists and Perflib program AMD's core counters; no reference cycles there.
+ */
+START_TEST(test_ntpmu_etw_amd)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--pmu", "amd", "--cpus", "2", "--timeout", "60", guest_path("ntpmu_etw"));
+	expect_guest_pass(&r, "ntpmu_etw --pmu amd");
+	expect_guest_ok(&r, "ntpmu_etw");
+	ck_assert_msg(strstr(r.out, "ntpmu_etw: pmu version 2, 6 gp counters, 2 cpus\n"), "%s",
+		      r.out);
+	ck_assert_msg(strstr(r.out, " 25=UnhaltedCoreCycles "), "%s", r.out);
+	ck_assert_msg(!strstr(r.out, "=UnhaltedReferenceCycles"), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "ntpmu_etw: profile source 25: "), "%s", r.out);
+	ck_assert_msg(strstr(r.out, " PMC samples with 2 counter values each\n"), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "ntpmu_etw: perflib processor 1: event0="), "%s", r.out);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_ntpmu_etw_pmuvm_without_pmu)
 {
 	struct pmuvm_result r;
@@ -99,6 +122,7 @@ static Suite *ntpmu_etw_system_suite(void)
 
 	tcase_set_timeout(tc, 180);
 	tcase_add_test(tc, test_ntpmu_etw_under_pmuvm);
+	tcase_add_test(tc, test_ntpmu_etw_amd);
 	tcase_add_test(tc, test_ntpmu_etw_pmuvm_without_pmu);
 	tcase_add_test(tc, test_ntpmu_etw_under_qemu_kvm);
 	suite_add_tcase(s, tc);
