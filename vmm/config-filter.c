@@ -4,7 +4,7 @@
  *
  *   action allow|deny                 required, once
  *   fixed_counter_bitmap N            optional, once (default 0)
- *   event SEL UMASK                   exact event select + unit mask
+ *   event SEL UMASK                   exact event select (12 bits, AMD) + unit mask
  *   masked SEL MASK MATCH [exclude]   KVM masked event: (umask & MASK) == MATCH
  *
  * It maps one-to-one onto struct kvm_pmu_event_filter (action, events[],
@@ -59,11 +59,11 @@ static int add_entry(struct parser *p, struct vpmu_filter *f, char **w, unsigned
 	if (n != (masked ? 4u : 3u) && !(masked && n == 5 && !strcmp(w[4], "exclude")))
 		return bad(p, masked ? "expected 'masked SEL MASK MATCH [exclude]'" :
 				       "expected 'event SEL UMASK'", NULL);
-	if (number(p, "event select", w[1], 0xff, &sel) ||
+	if (number(p, "event select", w[1], 0xfff, &sel) ||
 	    number(p, masked ? "unit mask mask" : "unit mask", w[2], 0xff, &a) ||
 	    (masked && number(p, "unit mask match", w[3], 0xff, &b)))
 		return -EINVAL;
-	e.event = (uint8_t)sel;
+	e.event = (uint16_t)sel;
 	e.umask_mask = masked ? (uint8_t)a : 0xff;
 	e.umask_match = masked ? (uint8_t)b : (uint8_t)a;
 	e.exclude = n == 5;

@@ -136,8 +136,8 @@ END_TEST
 static const struct usage_case filter_cases[] = {
 	{ { "event 0x3c 0\n" }, "ef.txt: no 'action allow' or 'action deny' line" },
 	{ { "action allow\nevent 0x3c\n" }, "ef.txt:2: expected 'event SEL UMASK'" },
-	{ { "action deny\nevent 0x13c 0\n" },
-	  "ef.txt:2: event select must be a number from 0 to 0xff, not '0x13c'" },
+	{ { "action deny\nevent 0x113c 0\n" },
+	  "ef.txt:2: event select must be a number from 0 to 0xfff, not '0x113c'" },
 	{ { "action deny\nfixed_counter_bitmap two\n" }, "ef.txt:2: fixed_counter_bitmap must be" },
 	{ { "# x\naction sometimes\n" }, "ef.txt:2: expected 'action allow' or 'action deny'" },
 	{ { "action deny\nmasked 0xd0 0x0f 0xf0\n" }, "ef.txt:2: MATCH has bits outside MASK" },

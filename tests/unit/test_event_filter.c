@@ -63,7 +63,7 @@ static const char *const bad_texts[] = {
 	"action allow\nfixed_counter_bitmap 1\nfixed_counter_bitmap 2\n",
 	"action allow\nfixed_counter_bitmap 0x100000000\n",
 	"action allow\nfixed_counter_bitmap -1\n",
-	"action allow\nevent 0x100 0\n",
+	"action allow\nevent 0x1000 0\n",
 	"action allow\nevent 0x3c\n",
 	"action allow\nevent 0x3c 0 0\n",
 	"action allow\nevent 0x3c 0x1ff\n",

@@ -294,6 +294,30 @@ START_TEST(test_amd_cpuid)
 }
 END_TEST
 
+/* The operator's filter matches AMD's 12-bit EventSelect (bits 35:32 too). */
+START_TEST(test_amd_filter)
+{
+	static struct vpmu_filter f;
+	struct vpmu_filter_entry e = { .event = 0x1c0, .umask_mask = 0xff };
+	struct vpmu pmu;
+
+	vpmu_filter_init(&f, VPMU_FILTER_DENY, 0);
+	ck_assert_int_eq(vpmu_filter_add(&f, &e), 0);
+	make_amd(&pmu, 2, 6);
+	vpmu_set_filter(&pmu, &f);
+	ck_assert(!vpmu_filter_gp_allowed(&f, PMU_AMD_RAW_EVENT(0x1c0, 0)));
+	ck_assert(vpmu_filter_gp_allowed(&f, PMU_AMD_EVENT_INSTRUCTIONS));
+	wr(&pmu, MSR_K7_EVNTSEL0, CTL_INSNS);
+	vpmu_count(&pmu, PMU_EV_INSTRUCTIONS, 2, 0);
+	ck_assert_uint_eq(rd(&pmu, MSR_K7_PERFCTR0), 2);
+	e.event = 0xc0;
+	ck_assert_int_eq(vpmu_filter_add(&f, &e), 0);
+	vpmu_set_filter(&pmu, &f);
+	vpmu_count(&pmu, PMU_EV_INSTRUCTIONS, 2, 0);
+	ck_assert_uint_eq(rd(&pmu, MSR_K7_PERFCTR0), 2);
+}
+END_TEST
+
 /* The Intel model owns AMD's PMU MSRs too, and #GPs them. */
 START_TEST(test_intel_refuses_amd_msrs)
 {
@@ -354,6 +378,7 @@ static Suite *vpmu_amd_suite(void)
 	tcase_add_test(tc, test_amd_cpuid);
 	tcase_add_loop_test(tc, test_amd_config, 0, 10);
 	tcase_add_test(tc, test_intel_refuses_amd_msrs);
+	tcase_add_test(tc, test_amd_filter);
 	suite_add_tcase(s, tc);
 	return s;
 }

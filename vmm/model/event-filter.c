@@ -23,7 +23,7 @@ int vpmu_filter_add(struct vpmu_filter *f, const struct vpmu_filter_entry *e)
 	return 0;
 }
 
-static bool entry_matches(const struct vpmu_filter_entry *e, uint8_t event, uint8_t umask)
+static bool entry_matches(const struct vpmu_filter_entry *e, uint16_t event, uint8_t umask)
 {
 	return e->event == event && (umask & e->umask_mask) == e->umask_match;
 }
@@ -31,7 +31,12 @@ static bool entry_matches(const struct vpmu_filter_entry *e, uint8_t event, uint
 /* kvm pmu.c is_gp_event_allowed(): includes match and no exclude does. */
 static bool filter_matches(const struct vpmu_filter *f, uint64_t evtsel)
 {
-	uint8_t event = evtsel & EVTSEL_EVENT;
+	/*
+	 * AMD's EventSelect has 12 bits, 11:8 in EVTSEL[35:32] (KVM's
+	 * AMD64_EVENTSEL_EVENT); those bits are reserved in the Intel model,
+	 * so reading them is right for both.
+	 */
+	uint16_t event = (uint16_t)((evtsel & EVTSEL_EVENT) | ((evtsel >> 24) & 0xf00));
 	uint8_t umask = (evtsel & EVTSEL_UMASK) >> 8;
 	bool included = false;
 	unsigned int i;

@@ -34,7 +34,7 @@ enum vpmu_filter_action {
 };
 
 struct vpmu_filter_entry {
-	uint8_t event;		/* EVTSEL[7:0] */
+	uint16_t event;		/* EventSelect: EVTSEL[7:0], and [35:32] as bits 11:8 (AMD) */
 	uint8_t umask_mask;	/* 0xff: exact unit mask */
 	uint8_t umask_match;
 	bool exclude;		/* masked-events EXCLUDE: removes matches */
