@@ -7,6 +7,7 @@
 #   make check-lab  the system tests in the lab, even where /dev/kvm is usable
 #   make coverage   branch coverage of the vPMU model
 #   make compare    the compare guest under QEMU/KVM and under pmuvm, side by side
+#                   (COMPARE_ARGS="--pmu amd": pmuvm's AMD PMU)
 #   make bench      measure what the virtual PMU costs (table + build/bench.json)
 #   make install    PREFIX=/usr/local DESTDIR=  (pmuvm and pmuvm.1, the guest images,
 #                   qemu-configs/, the guest SDK: library, headers, pmuvm-guest.pc)
@@ -213,7 +214,7 @@ system: test-bins
 compare:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all
-	@scripts/pmuvm-compare --pmuvm $(PMUVM) --guest $(O)/guests/compare.elf
+	@scripts/pmuvm-compare --pmuvm $(PMUVM) --guest $(O)/guests/compare.elf $(COMPARE_ARGS)
 
 coverage:
 	@$(MAKE) --no-print-directory O=build/coverage COVERAGE=1 build/coverage/tests/unit-tests

@@ -15,6 +15,10 @@
  *	count.{kernel,user}.{instructions,fixed_instructions,branches,cycles}
  *	                        counts read with RDMSR, or "unavailable"
  *
+ * On an AMD CPU (pmuvm --pmu amd) the PMU keys come from CPUID 0x80000022
+ * (PerfMonV2) and the counts from AMD's core counters with AMD's event
+ * encodings; AMD has no fixed counters ("unavailable").
+ *
  * The workload is the same loop at CPL0 and at CPL3 (rt_run_user), run
  * twice, for 1 and for 1 + LOOP_ITERATIONS iterations; every count is the
  * difference of the two runs.  That removes whatever the enabling and
@@ -54,6 +58,46 @@ static const uint64_t gp_event[NR_GP_USED] = {
 	[CTR_BRANCHES] = PMU_EVENT_BRANCHES,
 	[CTR_CYCLES] = PMU_EVENT_CORE_CYCLES,
 };
+
+static const uint64_t amd_event[NR_GP_USED] = {
+	[CTR_INSNS] = PMU_AMD_EVENT_INSTRUCTIONS,
+	[CTR_BRANCHES] = PMU_AMD_EVENT_BRANCHES,
+	[CTR_CYCLES] = PMU_AMD_EVENT_CORE_CYCLES,
+};
+
+static bool amd;
+
+static uint32_t msr_ctl(unsigned int i)
+{
+	return amd ? MSR_F15H_PERF_CTL0 + 2 * i : MSR_IA32_PERFEVTSEL0 + i;
+}
+
+static uint32_t msr_ctr(unsigned int i)
+{
+	return amd ? MSR_F15H_PERF_CTR0 + 2 * i : MSR_IA32_PMC0 + i;
+}
+
+static uint32_t msr_global_ctrl(void)
+{
+	return amd ? MSR_AMD64_PERF_CNTR_GLOBAL_CTL : MSR_IA32_PERF_GLOBAL_CTRL;
+}
+
+/* AMD with PerfMonV2: the PMU keys as an AMD driver reads them. */
+static bool amd_pmu_read(struct pmu_cfg *c)
+{
+	struct cpuid_regs r = cpuid(0);
+
+	if (r.ebx != 0x68747541 || r.edx != 0x69746e65 || r.ecx != 0x444d4163)	/* AuthenticAMD */
+		return false;
+	*c = (struct pmu_cfg){ 0 };
+	if (cpuid(0x80000000).eax >= CPUID_LEAF_AMD_PMU &&
+	    (cpuid(CPUID_LEAF_AMD_PMU).eax & CPUID_8000_0022_EAX_PERFMON_V2)) {
+		c->version = 2;
+		c->nr_gp = CPUID_8000_0022_EBX_NR_CORE(cpuid(CPUID_LEAF_AMD_PMU).ebx);
+		c->gp_width = 48;
+	}
+	return true;
+}
 
 struct counts {
 	uint64_t gp[NR_GP_USED];
@@ -111,11 +155,13 @@ static void ntpmu_calls(void)
 /* Program the counters for one privilege level; GLOBAL_CTRL stays 0. */
 static void counters_arm(uint64_t evtsel_mode, uint64_t fixed_ctrl)
 {
-	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);
-	for (int i = 0; i < NR_GP_USED; i++) {
-		wrmsr(MSR_IA32_PMC0 + i, 0);
-		wrmsr(MSR_IA32_PERFEVTSEL0 + i, EVTSEL_EN | evtsel_mode | gp_event[i]);
+	wrmsr(msr_global_ctrl(), 0);
+	for (unsigned int i = 0; i < NR_GP_USED; i++) {
+		wrmsr(msr_ctr(i), 0);
+		wrmsr(msr_ctl(i), EVTSEL_EN | evtsel_mode | (amd ? amd_event[i] : gp_event[i]));
 	}
+	if (amd)
+		return;
 	wrmsr(MSR_IA32_FIXED_CTR0, 0);
 	wrmsr(MSR_IA32_FIXED_CTR_CTRL, fixed_ctrl);
 }
@@ -124,9 +170,9 @@ static struct counts counters_read(void)
 {
 	struct counts c;
 
-	for (int i = 0; i < NR_GP_USED; i++)
-		c.gp[i] = rdmsr(MSR_IA32_PMC0 + i);
-	c.fixed0 = rdmsr(MSR_IA32_FIXED_CTR0);
+	for (unsigned int i = 0; i < NR_GP_USED; i++)
+		c.gp[i] = rdmsr(msr_ctr(i));
+	c.fixed0 = amd ? 0 : rdmsr(MSR_IA32_FIXED_CTR0);
 	return c;
 }
 
@@ -136,18 +182,18 @@ static const uint64_t global_en = BIT_ULL(CTR_INSNS) | BIT_ULL(CTR_BRANCHES) |
 static struct counts run_kernel(uint64_t n)
 {
 	counters_arm(EVTSEL_OS, FIXED_CTRL_OS(0));
-	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, global_en);
+	wrmsr(msr_global_ctrl(), amd ? global_en & 0xff : global_en);
 	compare_loop(n);
-	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);
+	wrmsr(msr_global_ctrl(), 0);
 	return counters_read();
 }
 
 static struct counts run_user(uint64_t n)
 {
 	counters_arm(EVTSEL_USR, FIXED_CTRL_USR(0));
-	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, global_en);
+	wrmsr(msr_global_ctrl(), amd ? global_en & 0xff : global_en);
 	rt_run_user(compare_loop, n);
-	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);
+	wrmsr(msr_global_ctrl(), 0);
 	return counters_read();
 }
 
@@ -162,7 +208,10 @@ static void count(const char *mode, struct counts (*run)(uint64_t))
 	struct counts a = run(1), b = run(1 + LOOP_ITERATIONS);
 
 	print_count(mode, "instructions", a.gp[CTR_INSNS], b.gp[CTR_INSNS]);
-	print_count(mode, "fixed_instructions", a.fixed0, b.fixed0);
+	if (amd)
+		printf("compare: count.%s.fixed_instructions unavailable\n", mode);
+	else
+		print_count(mode, "fixed_instructions", a.fixed0, b.fixed0);
 	print_count(mode, "branches", a.gp[CTR_BRANCHES], b.gp[CTR_BRANCHES]);
 	print_count(mode, "cycles", a.gp[CTR_CYCLES], b.gp[CTR_CYCLES]);
 }
@@ -182,6 +231,10 @@ int main(void)
 	struct pmu_cfg cfg = pmu_cfg_read();
 	bool usable;
 
+	amd = amd_pmu_read(&cfg);
+	if (amd)
+		printf("compare: cpu.vendor AuthenticAMD\n");
+
 	printf("compare: pmu.version %u\n", cfg.version);
 	printf("compare: pmu.gp_counters %u\n", cfg.nr_gp);
 	printf("compare: pmu.gp_width %u\n", cfg.gp_width);
@@ -194,7 +247,7 @@ int main(void)
 	printf("compare: expect.instructions %u\n", LOOP_ITERATIONS * LOOP_INSNS_PER_ITER);
 	printf("compare: expect.branches %u\n", LOOP_ITERATIONS * LOOP_BRANCHES_PER_ITER);
 	/* As a driver would, trust CPUID: without these counters, do not touch them. */
-	usable = cfg.version >= 2 && cfg.nr_gp >= NR_GP_USED && cfg.nr_fixed >= 1;
+	usable = cfg.version >= 2 && cfg.nr_gp >= NR_GP_USED && (amd || cfg.nr_fixed >= 1);
 	if (usable) {
 		count("kernel", run_kernel);
 		count("user", run_user);

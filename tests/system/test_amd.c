@@ -66,14 +66,16 @@ static const struct {
 
 START_TEST(test_amd_pmu_guest)
 {
-	const char *argv[16];
-	char report[512];
+	const char *argv[18];
+	char report[512], profile[512], text[4096] = "";
+	FILE *f;
 	struct pmuvm_result r;
 	json_object *root;
 	size_t n = 0, i;
 
 	REQUIRE_KVM();
 	snprintf(report, sizeof(report), "%s", tmp_path("amd.json"));
+	snprintf(profile, sizeof(profile), "%s", tmp_path("amd.profile"));
 	argv[n++] = "--pmu";
 	argv[n++] = "amd";
 	for (i = 0; i < 6 && amd_cases[_i].args[i]; i++)
@@ -82,6 +84,8 @@ START_TEST(test_amd_pmu_guest)
 	argv[n++] = amd_cases[_i].append;
 	argv[n++] = "--report";
 	argv[n++] = report;
+	argv[n++] = "--profile";
+	argv[n++] = profile;
 	argv[n++] = "--timeout";
 	argv[n++] = "60";
 	argv[n++] = guest_path("amd_pmu");
@@ -98,6 +102,13 @@ START_TEST(test_amd_pmu_guest)
 	ck_assert_uint_eq(json_u64(root, "config.pmu.fixed_counters"), 0);
 	ck_assert_uint_ge(json_u64(root, "vcpus.0.pmu.pmis_delivered"), 1);
 	json_object_put(root);
+	/* --profile: the one overflow with INT (counter 1), in main(). */
+	f = fopen(profile, "r");
+	ck_assert_msg(f, "no profile %s", profile);
+	ck_assert(fread(text, 1, sizeof(text) - 1, f) > 0);
+	fclose(f);
+	ck_assert_msg(strstr(text, "# by counter: pmc1=1\n") && strstr(text, "  main\n"),
+		      "profile:\n%s", text);
 	pmuvm_result_free(&r);
 }
 END_TEST

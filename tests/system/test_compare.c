@@ -141,6 +141,46 @@ START_TEST(test_compare_qemu_kvm_vs_pmuvm)
 }
 END_TEST
 
+/* The same with pmuvm's AMD PMU (--pmu amd): AMD's counters and encodings. */
+START_TEST(test_compare_amd)
+{
+	const char *script = getenv("PMUVM_COMPARE") ? getenv("PMUVM_COMPARE")
+						      : "scripts/pmuvm-compare";
+	static const char *const rows[][2] = {
+		{ "PMU version (CPUID.0AH)", "2" },
+		{ "general-purpose counters", "6 x 48 bits" },
+		{ "fixed counters", "not implemented (0)" },
+		{ "KeSetHardwareCounterConfiguration", "STATUS_SUCCESS (0x00000000)" },
+		{ "HalAllocateHardwareCounters", "STATUS_SUCCESS (0x00000000)" },
+		{ "CPL0 loop: instructions (0xC0)", "2000" },
+		{ "CPL0 loop: instructions (fixed 0)", "not implemented" },
+		{ "CPL0 loop: branches (0xC2)", "1000" },
+	};
+	struct pmuvm_result r;
+	struct table_row row;
+	char guest[4096];
+
+	REQUIRE_KVM();
+	if (!have_program("qemu-system-x86_64")) {
+		printf("SKIP: %s: qemu-system-x86_64 is not installed\n", __func__);
+		return;
+	}
+	snprintf(guest, sizeof(guest), "%s", guest_path("compare"));
+	cmd_run_args(&r, script, "--pmuvm", pmuvm_path(), "--guest", guest, "--pmu", "amd",
+		     "--timeout", "60");
+	ck_assert_msg(r.status == 0, "status %d\n%s\n%s", r.status, r.out, r.err);
+	for (unsigned int i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		row = table_row(r.out, rows[i][0]);
+		ck_assert_msg(!strcmp(row.cell[COL_PMUVM], rows[i][1]), "%s: pmuvm \"%s\", want \"%s\"\n%s",
+			      rows[i][0], row.cell[COL_PMUVM], rows[i][1], r.out);
+	}
+	row = table_row(r.out, "CPL0 loop: core cycles (0x76)");
+	ck_assert_msg(strtoull(row.cell[COL_PMUVM], NULL, 10) > 0, "pmuvm cycles \"%s\"",
+		      row.cell[COL_PMUVM]);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 static Suite *compare_suite(void)
 {
 	Suite *s = suite_create("compare");
@@ -148,6 +188,7 @@ static Suite *compare_suite(void)
 
 	tcase_set_timeout(tc, 180);
 	tcase_add_test(tc, test_compare_qemu_kvm_vs_pmuvm);
+	tcase_add_test(tc, test_compare_amd);
 	suite_add_tcase(s, tc);
 	return s;
 }
