@@ -128,9 +128,20 @@ def pagewalk():
     }
 
 
+def vpmu_amd():
+    """fuzz_vpmu_amd.c: version, nr_gp, then ops (1 = WRMSR msr-index value)."""
+    wr_ctl = bytes([1, 4]) + q(0xFFFFFFFFFFFFFFFF)          # PERF_CTL0 all ones
+    count = bytes([2, 1, 0x10, 0, 0, 0])                     # 16 instructions at CPL0
+    return {
+        "v2": bytes([2, 6]) + wr_ctl + count,
+        "v1-core": bytes([1, 6]) + wr_ctl + count,
+        "v1-legacy": bytes([1, 4, 1, 0]) + q(0x4300C0) + count,
+    }
+
+
 def main():
     for name, seeds in (("multiboot", multiboot()), ("vpmu_msr", vpmu()),
-                        ("pagewalk", pagewalk())):
+                        ("vpmu_amd", vpmu_amd()), ("pagewalk", pagewalk())):
         d = os.path.join("fuzz", "corpus", name)
         os.makedirs(d, exist_ok=True)
         for seed, data in seeds.items():

@@ -29,7 +29,7 @@ FUZZ_CORPUS ?= $(FUZZ_O)/corpus
 FUZZ_ARGS ?=
 
 FUZZ_NTPMU_TARGETS := ntpmu_hal ntpmu_perflib
-FUZZ_TARGETS ?= multiboot vpmu_msr pagewalk $(FUZZ_NTPMU_TARGETS)
+FUZZ_TARGETS ?= multiboot vpmu_msr vpmu_amd pagewalk $(FUZZ_NTPMU_TARGETS)
 
 FUZZ_SRCS_multiboot := vmm/boot/multiboot.c vmm/mem/guest_mem.c
 # Room for a multiboot header anywhere in the 8 KiB the loader searches.
@@ -40,6 +40,8 @@ FUZZ_SRCS_vpmu_msr := $(sort $(wildcard vmm/model/*.c))
 # operands come from tables and masks, not from compared constants).
 FUZZ_ARGS_vpmu_msr := -max_len=1024
 FUZZ_CFLAGS_vpmu_msr := -fno-sanitize-coverage=trace-cmp
+FUZZ_SRCS_vpmu_amd := $(sort $(wildcard vmm/model/*.c))
+FUZZ_ARGS_vpmu_amd := -max_len=1024
 FUZZ_SRCS_pagewalk := vmm/mem/pagewalk.c vmm/mem/guest_mem.c
 # Page tables spread over the first pages of the fake RAM.
 FUZZ_ARGS_pagewalk := -max_len=32768
