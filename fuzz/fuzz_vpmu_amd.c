@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_input.h"
 #include "model/vpmu.h"
 #include "pmu/cpuid.h"
 
@@ -37,28 +38,6 @@ static void check(bool ok, const char *what, uint32_t msr)
 		fprintf(stderr, "fuzz_vpmu_amd: invariant violated: %s (msr 0x%x)\n", what, msr);
 		abort();
 	}
-}
-
-struct cursor {
-	const uint8_t *p;
-	size_t left;
-};
-
-static uint8_t u8(struct cursor *c)
-{
-	if (!c->left)
-		return 0;
-	c->left--;
-	return *c->p++;
-}
-
-static uint64_t u64(struct cursor *c, unsigned int bytes)
-{
-	uint64_t v = 0;
-
-	for (unsigned int i = 0; i < bytes; i++)
-		v |= (uint64_t)u8(c) << (8 * i);
-	return v;
 }
 
 /* What the guest enumerates, from CPUID alone. */

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_input.h"
 #include "model/vpmu.h"
 #include "pmu/cpuid.h"
 
@@ -48,31 +49,6 @@ static void check_event(bool ok, const char *what, enum pmu_arch_event ev)
 			(int)ev, pmu_event_name(ev));
 		abort();
 	}
-}
-
-/* ---- input cursor ---------------------------------------------------------- */
-
-struct cursor {
-	const uint8_t *p;
-	size_t left;
-};
-
-static uint8_t u8(struct cursor *c)
-{
-	if (!c->left)
-		return 0;
-	c->left--;
-	return *c->p++;
-}
-
-static uint64_t u64(struct cursor *c, unsigned int bytes)
-{
-	uint64_t v = 0;
-	unsigned int i;
-
-	for (i = 0; i < bytes; i++)
-		v |= (uint64_t)u8(c) << (8 * i);
-	return v;
 }
 
 /* ---- what the guest enumerates (docs/intel-pmu.md 1.1, 1.2, 1.4) ------------------------ */

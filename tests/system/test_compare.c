@@ -85,22 +85,32 @@ static void assert_agree(const char *out)
 	}
 }
 
-START_TEST(test_compare_qemu_kvm_vs_pmuvm)
+/* scripts/pmuvm-compare with pmuvm's PMU `pmu`; false (after a SKIP line) without QEMU. */
+static bool run_compare(struct pmuvm_result *r, const char *pmu, const char *test)
 {
 	const char *script = getenv("PMUVM_COMPARE") ? getenv("PMUVM_COMPARE")
 						      : "scripts/pmuvm-compare";
-	struct pmuvm_result r;
-	struct table_row row;
 	char guest[4096];
 
-	REQUIRE_KVM();
 	if (!have_program("qemu-system-x86_64")) {
-		printf("SKIP: %s: qemu-system-x86_64 is not installed\n", __func__);
-		return;
+		printf("SKIP: %s: qemu-system-x86_64 is not installed\n", test);
+		return false;
 	}
 	snprintf(guest, sizeof(guest), "%s", guest_path("compare"));
-	cmd_run_args(&r, script, "--pmuvm", pmuvm_path(), "--guest", guest, "--timeout", "60");
-	ck_assert_msg(r.status == 0, "status %d\n%s\n%s", r.status, r.out, r.err);
+	cmd_run_args(r, script, "--pmuvm", pmuvm_path(), "--guest", guest, "--pmu", pmu,
+		     "--timeout", "60");
+	ck_assert_msg(r->status == 0, "status %d\n%s\n%s", r->status, r->out, r->err);
+	return true;
+}
+
+START_TEST(test_compare_qemu_kvm_vs_pmuvm)
+{
+	struct pmuvm_result r;
+	struct table_row row;
+
+	REQUIRE_KVM();
+	if (!run_compare(&r, "intel", __func__))
+		return;
 
 	row = table_row(r.out, "PMU version (CPUID.0AH)");
 	if (strcmp(row.cell[COL_QEMU], "not implemented (0)")) {
@@ -144,8 +154,6 @@ END_TEST
 /* The same with pmuvm's AMD PMU (--pmu amd): AMD's counters and encodings. */
 START_TEST(test_compare_amd)
 {
-	const char *script = getenv("PMUVM_COMPARE") ? getenv("PMUVM_COMPARE")
-						      : "scripts/pmuvm-compare";
 	static const char *const rows[][2] = {
 		{ "PMU version (CPUID.0AH)", "2" },
 		{ "general-purpose counters", "6 x 48 bits" },
@@ -158,17 +166,10 @@ START_TEST(test_compare_amd)
 	};
 	struct pmuvm_result r;
 	struct table_row row;
-	char guest[4096];
 
 	REQUIRE_KVM();
-	if (!have_program("qemu-system-x86_64")) {
-		printf("SKIP: %s: qemu-system-x86_64 is not installed\n", __func__);
+	if (!run_compare(&r, "amd", __func__))
 		return;
-	}
-	snprintf(guest, sizeof(guest), "%s", guest_path("compare"));
-	cmd_run_args(&r, script, "--pmuvm", pmuvm_path(), "--guest", guest, "--pmu", "amd",
-		     "--timeout", "60");
-	ck_assert_msg(r.status == 0, "status %d\n%s\n%s", r.status, r.out, r.err);
 	for (unsigned int i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		row = table_row(r.out, rows[i][0]);
 		ck_assert_msg(!strcmp(row.cell[COL_PMUVM], rows[i][1]), "%s: pmuvm \"%s\", want \"%s\"\n%s",
