@@ -22,8 +22,13 @@ static const struct vm_device uart = { "uart", uart_init, uart_exit };
 static const struct vm_device debug_exit = { "isa-debug-exit", debug_exit_init, NULL };
 static const struct vm_device fw_cfg = { "fw_cfg", fw_cfg_init, fw_cfg_exit };
 static const struct vm_device ucall = { "ucall", ucall_init, ucall_exit };
+static const struct vm_device rtc = { "rtc", rtc_init, NULL };
+static const struct vm_device i8042 = { "i8042", i8042_init, NULL };
+static const struct vm_device acpi_pm = { "acpi-pm", acpi_pm_init, NULL };
 
-static const struct vm_device *const board_devices[] = { &uart, &debug_exit, &fw_cfg, &ucall };
+static const struct vm_device *const board_devices[] = {
+	&uart, &debug_exit, &fw_cfg, &ucall, &rtc, &i8042, &acpi_pm,
+};
 
 static const struct vcpu_feature *const board_features[] = {
 	&pmu_feature,

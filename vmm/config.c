@@ -22,6 +22,8 @@ static const char usage_text[] =
 "                         guest must use x2APIC)\n"
 "  --append STR           multiboot command line\n"
 "  --module FILE          multiboot module (repeatable, up to 16)\n"
+"  --initrd FILE          initial RAM disk for a Linux bzImage (the image is then\n"
+"                         booted with the Linux boot protocol, --append its command line)\n"
 "  --serial FILE          16550 UART output to FILE instead of stdout\n"
 "  --timeout SECONDS      stop the guest after SECONDS of wall time\n"
 "  --report FILE.json     write a machine-readable run summary\n"
@@ -60,13 +62,14 @@ enum {
 	OPT_MEM = 256, OPT_CPUS, OPT_APPEND, OPT_MODULE, OPT_SERIAL, OPT_TIMEOUT,
 	OPT_REPORT, OPT_PROFILE, OPT_PMU_VERSION, OPT_GP_COUNTERS, OPT_GP_WIDTH,
 	OPT_FIXED_COUNTERS, OPT_FULL_WIDTH, OPT_CPU_MHZ, OPT_CYCLES, OPT_CPI, OPT_VERSION,
-	OPT_EVENT_FILTER, OPT_PEBS, OPT_PEBS_FORMAT, OPT_PMU, OPT_CPU_VENDOR,
+	OPT_EVENT_FILTER, OPT_PEBS, OPT_PEBS_FORMAT, OPT_PMU, OPT_CPU_VENDOR, OPT_INITRD,
 };
 
 static const struct option long_opts[] = {
 	{ "mem",		required_argument, NULL, OPT_MEM },
 	{ "cpus",		required_argument, NULL, OPT_CPUS },
 	{ "append",		required_argument, NULL, OPT_APPEND },
+	{ "initrd",		required_argument, NULL, OPT_INITRD },
 	{ "module",		required_argument, NULL, OPT_MODULE },
 	{ "serial",		required_argument, NULL, OPT_SERIAL },
 	{ "timeout",		required_argument, NULL, OPT_TIMEOUT },
@@ -261,6 +264,9 @@ static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, struct 
 		return parse_uint("--cpus", arg, 1, PMUVM_MAX_CPUS, &cfg->nr_cpus);
 	case OPT_APPEND:
 		cfg->append = arg;
+		return 0;
+	case OPT_INITRD:
+		cfg->initrd = arg;
 		return 0;
 	case OPT_MODULE:
 		if (cfg->nr_modules == PMUVM_MAX_MODULES) {

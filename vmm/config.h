@@ -27,6 +27,8 @@ struct pmuvm_config {
 	uint64_t mem_size;
 	unsigned int nr_cpus;
 	const char *append;
+	const char *initrd;		/* --initrd, Linux boots only */
+	bool boot_linux;		/* the image is a bzImage (main.c) */
 	const char *modules[PMUVM_MAX_MODULES];
 	unsigned int nr_modules;
 	const char *serial_path;	/* NULL: stdout */

@@ -21,6 +21,7 @@ bool log_first_time(unsigned int domain, unsigned long long key);
 enum log_once_domain {
 	LOG_ONCE_PIO,			/* machine/pio.c: port and direction */
 	LOG_ONCE_MMIO,			/* machine/pio.c: address and direction */
+	LOG_ONCE_ACPI_SLEEP,		/* dev/acpi_pm.c: sleep type */
 };
 
 /* Warnings said once per vCPU: one bit each in the vCPU's own word. */

@@ -12,6 +12,7 @@
 
 #include "board.h"
 #include "boot/image.h"
+#include "boot/linux.h"
 #include "config.h"
 #include "exitcode.h"
 #include "machine/vm.h"
@@ -40,6 +41,7 @@ int main(int argc, char **argv)
 {
 	static struct pmuvm_config cfg;
 	static struct multiboot_boot boot;
+	static struct linux_boot linux_boot;
 	static struct vm vm;
 	struct file_buf image;
 	int r, status;
@@ -58,13 +60,22 @@ int main(int argc, char **argv)
 		pr_err("%s: cannot read guest image: %s", cfg.image, strerror(-r));
 		return PMUVM_EXIT_BAD_IMAGE;
 	}
-	r = vm_create(&vm, &cfg, &pmuvm_board);
-	if (!r)
-		r = image_load(&cfg, &vm.mem, &image, &boot);
-	if (!r) {
-		vm.boot = &boot;
-		r = vm_create_vcpus(&vm);
+	cfg.boot_linux = linux_is_bzimage(image.data, image.size);
+	if (cfg.initrd && !cfg.boot_linux) {
+		pr_err("--initrd: %s is not a Linux bzImage", cfg.image);
+		file_free(&image);
+		return PMUVM_EXIT_USAGE;
 	}
+	r = vm_create(&vm, &cfg, &pmuvm_board);
+	if (!r && cfg.boot_linux) {
+		r = image_load_linux(&cfg, &vm.mem, &image, &linux_boot);
+		vm.linux_boot = &linux_boot;
+	} else if (!r) {
+		r = image_load(&cfg, &vm.mem, &image, &boot);
+		vm.boot = &boot;
+	}
+	if (!r)
+		r = vm_create_vcpus(&vm);
 	if (r) {
 		vm_destroy(&vm);
 		file_free(&image);

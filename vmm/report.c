@@ -22,6 +22,7 @@ static const char *const stop_reason_names[] = {
 	[VM_RUNNING] = "running",
 	[VM_STOP_DEBUG_EXIT] = "debug-exit",
 	[VM_STOP_SHUTDOWN_EVENT] = "shutdown",
+	[VM_STOP_POWEROFF] = "poweroff",
 	[VM_STOP_TRIPLE_FAULT] = "triple-fault",
 	[VM_STOP_RESET] = "reset",
 	[VM_STOP_KVM_ERROR] = "kvm-error",

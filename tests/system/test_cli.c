@@ -286,6 +286,45 @@ START_TEST(test_image_entry_outside)
 }
 END_TEST
 
+START_TEST(test_initrd_needs_bzimage)
+{
+	const char *img = code_image("ok.elf", code_print_exit, sizeof(code_print_exit));
+	struct pmuvm_result r;
+	char imgcopy[512];
+
+	snprintf(imgcopy, sizeof(imgcopy), "%s", img);
+	pmuvm_run(&r, "--initrd", imgcopy, imgcopy);
+	expect_error(&r, PMUVM_EXIT_USAGE, "is not a Linux bzImage");
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/* A boot protocol header and nothing after the setup sectors. */
+START_TEST(test_bzimage_truncated)
+{
+	uint8_t hdr[0x400] = { 0 };
+	const char *path = tmp_path("truncated-bzImage");
+	struct pmuvm_result r;
+	FILE *f;
+
+	hdr[0x1f1] = 1;
+	hdr[0x1fe] = 0x55;
+	hdr[0x1ff] = 0xaa;
+	memcpy(hdr + 0x202, "HdrS", 4);
+	hdr[0x206] = 0x0f;
+	hdr[0x207] = 0x02;
+	hdr[0x236] = 1;				/* XLF_KERNEL_64 */
+	f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(hdr, 1, sizeof(hdr), f), sizeof(hdr));
+	fclose(f);
+	REQUIRE_KVM();
+	pmuvm_run(&r, path);
+	expect_error(&r, PMUVM_EXIT_BAD_IMAGE, "bzImage truncated before its kernel");
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_module_missing)
 {
 	const char *img = code_image("ok.elf", code_print_exit, sizeof(code_print_exit));
@@ -502,6 +541,8 @@ static Suite *cli_suite(void)
 	tcase_add_test(tc, test_image_overlapping_segments);
 	tcase_add_test(tc, test_image_entry_outside);
 	tcase_add_test(tc, test_module_missing);
+	tcase_add_test(tc, test_initrd_needs_bzimage);
+	tcase_add_test(tc, test_bzimage_truncated);
 	tcase_add_test(tc, test_no_kvm_device);
 	tcase_add_test(tc, test_kvm_not_a_kvm_device);
 	tcase_add_test(tc, test_kvm_missing_capability);

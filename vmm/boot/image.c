@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "boot/image.h"
+#include "boot/linux.h"
 #include "exitcode.h"
 #include "config.h"
 #include "mem/guest_mem.h"
@@ -96,5 +97,35 @@ int image_load(const struct pmuvm_config *cfg, const struct guest_mem *mem,
 out:
 	for (i = 0; i < n; i++)
 		file_free(&bufs[i]);
+	return r;
+}
+
+int image_load_linux(const struct pmuvm_config *cfg, const struct guest_mem *mem,
+		     const struct file_buf *image, struct linux_boot *boot)
+{
+	struct linux_params p = { .cmdline = cfg->append, .nr_cpus = cfg->nr_cpus };
+	struct file_buf initrd = { 0 };
+	char err[256];
+	int r = 0, e;
+
+	if (cfg->nr_modules) {
+		pr_err("--module: a Linux kernel takes --initrd, not multiboot modules");
+		return PMUVM_EXIT_USAGE;
+	}
+	if (cfg->initrd) {
+		e = file_read(cfg->initrd, &initrd);
+		if (e) {
+			pr_err("--initrd: cannot read '%s': %s", cfg->initrd, strerror(-e));
+			return PMUVM_EXIT_BAD_IMAGE;
+		}
+		p.initrd = initrd.data;
+		p.initrd_size = initrd.size;
+	}
+	if (linux_load(mem, image->data, image->size, &p, boot, err, sizeof(err))) {
+		pr_err("%s: %s", cfg->image, err);
+		r = PMUVM_EXIT_BAD_IMAGE;
+	}
+	if (cfg->initrd)
+		file_free(&initrd);
 	return r;
 }

@@ -22,4 +22,9 @@ void file_free(struct file_buf *f);
 int image_load(const struct pmuvm_config *cfg, const struct guest_mem *mem,
 	       const struct file_buf *image, struct multiboot_boot *boot);
 
+struct linux_boot;
+/* The same for a Linux bzImage (cfg->boot_linux), with --initrd and --append. */
+int image_load_linux(const struct pmuvm_config *cfg, const struct guest_mem *mem,
+		     const struct file_buf *image, struct linux_boot *boot);
+
 #endif

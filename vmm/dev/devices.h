@@ -9,6 +9,9 @@ int uart_init(struct vm *vm);
 void uart_exit(struct vm *vm);
 int debug_exit_init(struct vm *vm);
 int fw_cfg_init(struct vm *vm);
+int rtc_init(struct vm *vm);
+int i8042_init(struct vm *vm);
+int acpi_pm_init(struct vm *vm);
 void fw_cfg_exit(struct vm *vm);
 
 #endif

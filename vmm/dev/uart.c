@@ -1,12 +1,17 @@
 /*
  * 16550A UART at COM1 (0x3f8), output only.  LSR always reports the
- * transmitter empty, so guests that poll THRE never wait; there is no input
- * and no interrupt.  Output goes to stdout or --serial FILE, flushed at each
- * newline and at exit so nothing the guest printed is lost.
+ * transmitter empty, so guests that poll THRE never wait; there is no input.
+ * A byte leaves at once, so with the THR-empty interrupt enabled (IER bit 1,
+ * and MCR OUT2, which gates COM1's IRQ 4 on the PC) the interrupt is pending
+ * again after every write, as Linux's 8250 driver expects to keep sending
+ * (reading IIR takes it, as on the 16550). Output goes to stdout or
+ * --serial FILE, flushed at each newline and at exit so nothing the guest
+ * printed is lost.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/ioctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,6 +37,10 @@
 #define UART_LSR_THRE	0x20
 #define UART_LSR_TEMT	0x40
 #define UART_IIR_NO_INT	0x01
+#define UART_IIR_THRI	0x02
+#define UART_IER_THRI	0x02
+#define UART_MCR_OUT2	0x08
+#define UART_IRQ	4
 #define UART_IIR_FIFO	0xc0
 #define UART_MSR_DCD_DSR_CTS	0xb0
 
@@ -43,7 +52,21 @@ struct uart {
 	char buf[4096];
 	size_t len;
 	bool write_failed;
+	bool thri;		/* THR-empty interrupt pending */
+	bool irq_level;		/* what IRQ 4 was last set to */
+	int vm_fd;		/* KVM_IRQ_LINE */
 };
+
+static void uart_update_irq(struct uart *u)
+{
+	bool level = u->thri && (u->ier & UART_IER_THRI) && (u->mcr & UART_MCR_OUT2);
+	struct kvm_irq_level irq = { .irq = UART_IRQ, .level = level };
+
+	if (level == u->irq_level)
+		return;
+	if (ioctl(u->vm_fd, KVM_IRQ_LINE, &irq) == 0)
+		u->irq_level = level;
+}
 
 static void uart_flush_locked(struct uart *u)
 {
@@ -79,7 +102,12 @@ static uint8_t uart_read(struct uart *u, uint16_t off)
 	switch (off) {
 	case UART_RBR_THR:	return dlab ? u->dll : 0;
 	case UART_IER:		return dlab ? u->dlm : u->ier;
-	case UART_IIR_FCR:	return UART_IIR_NO_INT | ((u->fcr & 1) ? UART_IIR_FIFO : 0);
+	case UART_IIR_FCR:
+		if (u->thri && (u->ier & UART_IER_THRI)) {
+			u->thri = false;	/* reading IIR takes the THRE interrupt */
+			return UART_IIR_THRI | ((u->fcr & 1) ? UART_IIR_FIFO : 0);
+		}
+		return UART_IIR_NO_INT | ((u->fcr & 1) ? UART_IIR_FIFO : 0);
 	case UART_LCR:		return u->lcr;
 	case UART_MCR:		return u->mcr;
 	case UART_LSR:		return UART_LSR_THRE | UART_LSR_TEMT;
@@ -94,16 +122,22 @@ static void uart_write(struct uart *u, uint16_t off, uint8_t v)
 
 	switch (off) {
 	case UART_RBR_THR:
-		if (dlab)
+		if (dlab) {
 			u->dll = v;
-		else
+		} else {
 			uart_putc(u, (char)v);
+			u->thri = true;		/* sent at once: THR empty again */
+		}
 		break;
 	case UART_IER:
-		if (dlab)
+		if (dlab) {
 			u->dlm = v;
-		else
+		} else {
+			/* Enabling it with THR empty raises the interrupt at once. */
+			if ((v & UART_IER_THRI) && !(u->ier & UART_IER_THRI))
+				u->thri = true;
 			u->ier = v & 0x0f;
+		}
 		break;
 	case UART_IIR_FCR:	u->fcr = v; break;
 	case UART_LCR:		u->lcr = v; break;
@@ -130,6 +164,7 @@ static void uart_io(struct vcpu *vcpu, void *opaque, uint16_t offset, bool is_wr
 		else
 			data[i] = uart_read(u, off);
 	}
+	uart_update_irq(u);
 	pthread_mutex_unlock(&u->lock);
 }
 
@@ -146,6 +181,7 @@ int uart_init(struct vm *vm)
 	}
 	pthread_mutex_init(&u->lock, NULL);
 	u->fd = STDOUT_FILENO;
+	u->vm_fd = vm->vm_fd;
 	vm->uart = u;
 	if (vm->cfg->serial_path) {
 		u->fd = open(vm->cfg->serial_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

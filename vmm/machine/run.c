@@ -323,6 +323,7 @@ static int vm_stop_status(enum vm_stop_reason reason, uint32_t debug_exit_value)
 	case VM_STOP_DEBUG_EXIT:
 		return (int)(((debug_exit_value << 1) | 1) & 0xff);
 	case VM_STOP_SHUTDOWN_EVENT:
+	case VM_STOP_POWEROFF:
 		return PMUVM_EXIT_OK;
 	case VM_STOP_TRIPLE_FAULT:
 	case VM_STOP_RESET:

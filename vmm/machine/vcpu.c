@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "boot/linux.h"
 #include "boot/multiboot.h"
 #include "exitcode.h"
 #include "kvm/kvm.h"
@@ -97,6 +98,53 @@ static int vcpu_init_features(struct vcpu *vcpu)
 	return 0;
 }
 
+/*
+ * The Linux boot protocol's 64-bit entry (boot.rst, "64-bit Boot Protocol"):
+ * long mode with paging on an identity map, CS = __BOOT_CS (64-bit code),
+ * the data segments __BOOT_DS, RSI = the zero page, interrupts off.
+ */
+static int vcpu_setup_linux_entry(struct vcpu *vcpu)
+{
+	const struct linux_boot *lb = vcpu->vm->linux_boot;
+	struct kvm_segment code = {
+		.base = 0, .limit = 0xffffffff, .selector = lb->code_sel, .type = 0xb,
+		.present = 1, .dpl = 0, .db = 0, .s = 1, .l = 1, .g = 1,
+	};
+	struct kvm_segment data = code;
+	struct kvm_sregs sregs;
+	struct kvm_regs regs;
+
+	data.selector = lb->data_sel;
+	data.type = 0x3;
+	data.l = 0;
+	data.db = 1;
+	if (ioctl(vcpu->fd, KVM_GET_SREGS, &sregs) < 0) {
+		pr_err("KVM_GET_SREGS: %s", strerror(errno));
+		return PMUVM_EXIT_KVM_ERROR;
+	}
+	sregs.cs = code;
+	sregs.ds = sregs.es = sregs.fs = sregs.gs = sregs.ss = data;
+	sregs.gdt.base = lb->gdt;
+	sregs.gdt.limit = (uint16_t)lb->gdt_limit;
+	sregs.cr3 = lb->cr3;
+	sregs.cr4 = 1ULL << 5;			/* PAE */
+	sregs.cr0 = 0x80000011;			/* PG | ET | PE */
+	sregs.efer = (1ULL << 8) | (1ULL << 10);	/* LME | LMA */
+	if (ioctl(vcpu->fd, KVM_SET_SREGS, &sregs) < 0) {
+		pr_err("KVM_SET_SREGS: %s", strerror(errno));
+		return PMUVM_EXIT_KVM_ERROR;
+	}
+	memset(&regs, 0, sizeof(regs));
+	regs.rflags = 0x2;
+	regs.rip = lb->entry;
+	regs.rsi = lb->boot_params;
+	if (ioctl(vcpu->fd, KVM_SET_REGS, &regs) < 0) {
+		pr_err("KVM_SET_REGS: %s", strerror(errno));
+		return PMUVM_EXIT_KVM_ERROR;
+	}
+	return 0;
+}
+
 int vcpu_create(struct vm *vm, struct vcpu *vcpu, int id)
 {
 	int mmap_size, r;
@@ -145,7 +193,8 @@ int vcpu_create(struct vm *vm, struct vcpu *vcpu, int id)
 	 * every other vCPU in wait-for-SIPI until the guest sends INIT/SIPI.
 	 */
 	if (id == 0)
-		return vcpu_setup_multiboot_entry(vcpu);
+		return vm->linux_boot ? vcpu_setup_linux_entry(vcpu) :
+					vcpu_setup_multiboot_entry(vcpu);
 	return 0;
 }
 

@@ -115,6 +115,19 @@ int vm_create(struct vm *vm, const struct pmuvm_config *cfg, const struct board 
 		pr_err("KVM_CREATE_IRQCHIP: %s", strerror(errno));
 		return PMUVM_EXIT_NO_KVM;
 	}
+	/*
+	 * Linux calibrates against the PIT and takes IRQ 0 from it; the
+	 * multiboot guests have no use for one (and a hostile one would
+	 * program it), so only Linux boots get it (KVM_CREATE_PIT2, api.rst).
+	 */
+	if (cfg->boot_linux) {
+		struct kvm_pit_config pit = { .flags = KVM_PIT_SPEAKER_DUMMY };
+
+		if (ioctl(vm->vm_fd, KVM_CREATE_PIT2, &pit) < 0) {
+			pr_err("KVM_CREATE_PIT2: %s", strerror(errno));
+			return PMUVM_EXIT_NO_KVM;
+		}
+	}
 	if (cfg->nr_cpus > 255) {
 		struct kvm_enable_cap x2 = {
 			.cap = KVM_CAP_X2APIC_API,

@@ -19,6 +19,7 @@
 #include "mem/guest_mem.h"
 
 struct multiboot_boot;
+struct linux_boot;
 struct vm_pmu;
 
 /* What a VM is built from, in order. */
@@ -34,6 +35,7 @@ enum vm_stop_reason {
 	VM_RUNNING = 0,
 	VM_STOP_DEBUG_EXIT,
 	VM_STOP_SHUTDOWN_EVENT,
+	VM_STOP_POWEROFF,		/* ACPI S5 (dev/acpi_pm.c) */
 	VM_STOP_TRIPLE_FAULT,
 	VM_STOP_RESET,
 	VM_STOP_KVM_ERROR,
@@ -65,6 +67,7 @@ struct vm {
 	unsigned int nr_running;
 
 	const struct multiboot_boot *boot;	/* entry point and MBI address */
+	const struct linux_boot *linux_boot;	/* or a Linux kernel's 64-bit entry */
 
 	struct timespec start_time, stop_time;
 	struct pio_bus *pio;
