@@ -62,7 +62,7 @@ START_TEST(test_linux_boots_with_pmu)
 	snprintf(append, sizeof(append), "%s%s", LINUX_APPEND, linux_cases[_i].end);
 	pmuvm_run_env(&r, NULL, 300,
 		      (const char *const[]){ "--pmu", linux_cases[_i].pmu, "--mem", "512M",
-					     "--timeout", "240", "--initrd", initrd,
+					     "--timeout", "150", "--initrd", initrd,
 					     "--append", append, kernel, NULL });
 	ck_assert_msg(strstr(r.out, "pmuvm-linux: userspace up, 1 cpu(s)\n"),
 		      "no user space (status %d, kernel %s):\n%s\n%s", r.status, kernel,
