@@ -104,7 +104,7 @@ ALL_HOST_OBJS := $(VMM_OBJS) $(O)/$(VMM_MAIN:.c=.o) $(UNIT_SRCS:%.c=$(O)/%.o) \
 DEPS := $(ALL_HOST_OBJS:.o=.d) $(GUEST_LIB_OBJS:.o=.d) \
 	$(GUEST_TESTS:%.c=$(O)/guest/%.d) $(DEMO_SRCS:%.c=$(O)/guest/%.d)
 
-.PHONY: all run check check-lab deps test-bins unit system coverage bench install clean
+.PHONY: all run check check-lab linux-image deps test-bins unit system coverage bench install clean
 .DEFAULT_GOAL := all
 .SECONDARY:
 
@@ -208,6 +208,16 @@ unit: $(UNIT_BIN)
 
 system: test-bins
 	PMUVM=$(PMUVM) GUEST_DIR=$(O)/guests $(SYSTEM_BIN)
+
+# The Linux guests' initramfs with Debian's perf and the test programs
+# (README, "Linux guests"); it prints the cached kernel to boot it with.
+.PHONY: linux-image
+linux-image:
+	@$(MAKE) --no-print-directory deps
+	@mkdir -p $(O)/linux
+	@[ -n "$$(ls $${PMUVM_LAB_CACHE:-/var/cache/pmuvm-lab} 2>/dev/null)" ] || tests/lab/pmuvm-lab --prepare
+	@tests/linux/mkinitramfs --perf $(O)/linux/perf.cpio
+	@echo "pmuvm: $(O)/linux/perf.cpio"
 
 # QEMU/KVM and pmuvm side by side on the compare guest (README).
 .PHONY: compare

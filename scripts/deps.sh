@@ -10,6 +10,8 @@ qemu-system-x86 libvirt-clients valgrind"
 PKGS="$PKGS clang libclang-rt-14-dev"
 # The lab (tests/lab/pmuvm-lab) packs its initramfs with cpio.
 PKGS="$PKGS cpio"
+# The Linux guests' perf image (tests/linux/mkinitramfs --perf): Debian's perf.
+PKGS="$PKGS linux-perf"
 
 missing=""
 for p in $PKGS; do

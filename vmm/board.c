@@ -35,6 +35,7 @@ static const struct vcpu_feature *const board_features[] = {
 	&pmu_rdpmc_feature,
 	&clock_feature,
 	&exact_feature,
+	&pmu_rdpmc_watch_feature,	/* after exact: it steps for it */
 	&pebs_feature,
 	&profile_feature,
 };

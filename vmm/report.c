@@ -48,6 +48,23 @@ static json_object *hex_obj(uint64_t v)
 	return json_object_new_string(buf);
 }
 
+/* RDPMC instructions found and watched where KVM answers RDPMC (pmu/rdpmc_watch.c). */
+static json_object *report_rdpmc_watch(const struct vcpu *vcpu)
+{
+	const struct rdpmc_watch *w = &vcpu->pmu->rdpmc_watch;
+	json_object *o = json_object_new_object(), *sites = json_object_new_array();
+	unsigned int i;
+
+	for (i = 0; i < vcpu->dbg.nr_watch; i++)
+		json_object_array_add(sites, hex_obj(vcpu->dbg.watch[i]));
+	json_object_object_add(o, "sites", sites);
+	json_object_object_add(o, "windows", u64_obj(w->windows));
+	json_object_object_add(o, "window_steps", u64_obj(w->window_steps));
+	json_object_object_add(o, "hits", u64_obj(w->hits));
+	json_object_object_add(o, "settled", json_object_new_boolean(w->settled));
+	return o;
+}
+
 /* --event-filter as loaded: null without one. */
 static json_object *report_event_filter(const struct pmuvm_config *cfg)
 {
@@ -109,6 +126,7 @@ static json_object *report_config(const struct pmuvm_config *cfg, const struct v
 	json_object_object_add(p, "pebs_format", u64_obj(cfg->pmu.pebs ? cfg->pmu.pebs_format : 0));
 	json_object_object_add(p, "user_mode_steppable", json_object_new_boolean(caps->user_step));
 	json_object_object_add(p, "rdpmc_answered_by_kvm", json_object_new_boolean(caps->rdpmc_by_kvm));
+	json_object_object_add(p, "hw_breakpoints_fire", json_object_new_boolean(caps->hw_breakpoints));
 	json_object_object_add(p, "step_follows_events", json_object_new_boolean(caps->handler_step));
 	json_object_object_add(p, "kvm_vpmu_disabled", json_object_new_boolean(caps->kvm_vpmu_disabled));
 	json_object_object_add(c, "pmu", p);
@@ -148,6 +166,7 @@ static json_object *report_vcpu_pmu(const struct vcpu *vcpu)
 	json_object_object_add(o, "guest_cpu_ns", u64_obj(clk->guest_ns));
 	json_object_object_add(o, "rdpmc_emulated", u64_obj(vp->rdpmc.emulated));
 	json_object_object_add(o, "gp_passed_on", u64_obj(vp->rdpmc.passed_on));
+	json_object_object_add(o, "rdpmc_watch", report_rdpmc_watch(vcpu));
 	json_object_object_add(o, "stray_step_traps_cleared", u64_obj(vcpu->dbg.tf_cleared));
 	json_object_object_add(o, "debug_exits_passed_on", u64_obj(vcpu->dbg.db_passed_on));
 	return o;
@@ -170,6 +189,7 @@ static json_object *report_vcpu_exact(const struct vcpu *vcpu)
 	json_object_object_add(o, "user_runs_uncounted", u64_obj(x->user_runs_uncounted));
 	json_object_object_add(o, "step_rearms", u64_obj(x->rearms));
 	json_object_object_add(o, "rdpmc_corrected", u64_obj(x->rdpmc_fixed));
+	json_object_object_add(o, "rdpmc_faulted", u64_obj(x->rdpmc_faulted));
 	json_object_object_add(o, "handler_runs_uncounted", u64_obj(x->handler_runs_uncounted));
 	if (x->icache) {
 		json_object_object_add(o, "icache_hits", u64_obj(x->icache->hits));

@@ -1,9 +1,12 @@
 /*
  * The Linux guests' profiling target (tests/linux/init): one function does
  * nearly all the work, so `perf record` must put hot_function first.
+ *
+ *   hot [ITERATIONS]	(default 30 million: about a second at native speed)
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 __attribute__((noinline)) static uint64_t hot_function(uint64_t n)
 {
@@ -20,9 +23,10 @@ __attribute__((noinline)) static uint64_t cold_function(uint64_t n)
 	return n * 3;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	uint64_t r = hot_function(100000000) + cold_function(7);
+	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 0) : 30000000;
+	uint64_t r = hot_function(n) + cold_function(7);
 
 	printf("hot: %llu\n", (unsigned long long)(r & 0xff));
 	return 0;

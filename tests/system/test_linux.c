@@ -22,12 +22,17 @@ static const struct {
 	const char *end;	/* pmuvm_end= */
 	int status;
 	const char *last;	/* the kernel's or pmuvm's last word */
+	const char *caps[5];	/* the perf driver's lines on the PMU (x86_pmu_show_pmu_cap) */
 } linux_cases[] = {
 	{ "intel", "GenuineIntel",
 	  "Performance Events: PEBS fmt4+-baseline, Sapphire Rapids events, AnyThread deprecated, full-width counters, Intel PMU driver.",
-	  "poweroff", 0, "reboot: Power down\n" },
+	  "poweroff", 0, "reboot: Power down\n",
+	  { "... version:                5\n", "... generic registers:      8\n",
+	    "... fixed-purpose events:   3\n", "... bit width:              48\n" } },
 	{ "amd", "AuthenticAMD", "Performance Events: Fam17h+ core perfctr, AMD PMU driver.",
-	  "reboot", 8, "pmuvm: vCPU 0: guest reset the machine (keyboard controller)\n" },
+	  "reboot", 8, "pmuvm: vCPU 0: guest reset the machine (keyboard controller)\n",
+	  { "... version:                2\n", "... generic registers:      6\n",
+	    "... bit width:              48\n" } },
 };
 
 /* The last `n` bytes of a kernel's console: Check messages have a size limit. */
@@ -38,43 +43,117 @@ static const char *tail(const char *s, size_t n)
 	return len > n ? s + len - n : s;
 }
 
-START_TEST(test_linux_boots_with_pmu)
+/*
+ * Packs the initramfs (tests/linux/mkinitramfs, with perf when `perf`) and
+ * boots it with `pmu` under pmuvm, the init ending the machine as `end`
+ * says. False (after printing SKIP) if the image cannot be built here.
+ */
+static bool linux_boot(struct pmuvm_result *r, const char *pmu, bool perf, const char *end)
 {
-	char initrd[512], kernel[4096], line[512], append[256];
-	struct pmuvm_result r;
+	char initrd[512], kernel[4096], append[256];
 	char *nl;
 
-	REQUIRE_KVM();
-	snprintf(initrd, sizeof(initrd), "%s", tmp_path("linux.cpio"));
-	cmd_run_args(&r, "tests/linux/mkinitramfs", initrd);
-	if (r.status == 77) {
-		printf("SKIP: %s: %s", __func__, r.err);
-		pmuvm_result_free(&r);
-		return;
+	snprintf(initrd, sizeof(initrd), "%s", tmp_path(perf ? "perf.cpio" : "linux.cpio"));
+	if (perf)
+		cmd_run_args(r, "tests/linux/mkinitramfs", "--perf", initrd);
+	else
+		cmd_run_args(r, "tests/linux/mkinitramfs", initrd);
+	if (r->status == 77) {
+		printf("SKIP: %s image: %s", perf ? "perf" : "Linux", r->err);
+		pmuvm_result_free(r);
+		return false;
 	}
-	ck_assert_msg(r.status == 0, "mkinitramfs: status %d\n%s", r.status, r.err);
-	snprintf(kernel, sizeof(kernel), "%s", r.out);
+	ck_assert_msg(r->status == 0, "mkinitramfs: status %d\n%s", r->status, r->err);
+	snprintf(kernel, sizeof(kernel), "%s", r->out);
 	nl = strchr(kernel, '\n');
 	if (nl)
 		*nl = '\0';
-	pmuvm_result_free(&r);
+	pmuvm_result_free(r);
 
-	snprintf(append, sizeof(append), "%s%s", LINUX_APPEND, linux_cases[_i].end);
-	pmuvm_run_env(&r, NULL, 300,
-		      (const char *const[]){ "--pmu", linux_cases[_i].pmu, "--mem", "512M",
-					     "--timeout", "150", "--initrd", initrd,
+	snprintf(append, sizeof(append), "%s%s", LINUX_APPEND, end);
+	pmuvm_run_env(r, NULL, 600,
+		      (const char *const[]){ "--pmu", pmu, "--mem", "512M",
+					     "--timeout", perf ? "300" : "150", "--initrd", initrd,
 					     "--append", append, kernel, NULL });
-	ck_assert_msg(strstr(r.out, "pmuvm-linux: userspace up, 1 cpu(s)\n"),
-		      "no user space (status %d, kernel %s):\n%s\n%s", r.status, kernel,
-		      tail(r.out, 3000), tail(r.err, 1000));
+	ck_assert_msg(strstr(r->out, "pmuvm-linux: userspace up, 1 cpu(s)\n"),
+		      "no user space (status %d, kernel %s):\n%s\n%s", r->status, kernel,
+		      tail(r->out, 3000), tail(r->err, 1000));
+	return true;
+}
+
+START_TEST(test_linux_boots_with_pmu)
+{
+	struct pmuvm_result r;
+	char line[512];
+
+	REQUIRE_KVM();
+	if (!linux_boot(&r, linux_cases[_i].pmu, false, linux_cases[_i].end))
+		return;
 	snprintf(line, sizeof(line), "vendor_id\t: %s\n", linux_cases[_i].vendor);
 	ck_assert_msg(strstr(r.out, line), "want '%s':\n%s", line, tail(r.out, 3000));
 	ck_assert_msg(strstr(r.out, linux_cases[_i].perf), "want '%s':\n%s", linux_cases[_i].perf,
 		      tail(r.out, 3000));
+	for (const char *const *l = linux_cases[_i].caps; *l; l++)
+		ck_assert_msg(strstr(r.out, *l), "want '%s':\n%s", *l, tail(r.out, 3000));
 	ck_assert_msg(r.status == linux_cases[_i].status, "status %d (want %d)\n%s", r.status,
 		      linux_cases[_i].status, tail(r.err, 2000));
 	ck_assert_msg(strstr(r.out, linux_cases[_i].last) || strstr(r.err, linux_cases[_i].last),
 		      "want '%s':\n%s\n%s", linux_cases[_i].last, tail(r.out, 1000), r.err);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/* The value perf printed for `key` on the init's line `prefix` (tests/linux/init). */
+static const char *perf_line(const struct pmuvm_result *r, const char *prefix, char *buf,
+			     size_t len)
+{
+	const char *p = strstr(r->out, prefix);
+	size_t n;
+
+	ck_assert_msg(p, "no '%s' line:\n%s\n%s", prefix, tail(r->out, 4000), tail(r->err, 1000));
+	p += strlen(prefix);
+	n = strcspn(p, "\r\n");
+	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), p);
+	return buf;
+}
+
+/*
+ * The loop's user-mode instructions and branches (tests/linux/loop.S, with
+ * LOOP_N 10000): 2N + 4 and N + 1, counted exactly.
+ */
+#define LOOP_INSTRUCTIONS	"20004"
+#define LOOP_BRANCHES		"10001"
+
+START_TEST(test_linux_perf)
+{
+	struct pmuvm_result r;
+	char v[512];
+	bool intel = !strcmp(linux_cases[_i].pmu, "intel");
+
+	REQUIRE_KVM();
+	if (!linux_boot(&r, linux_cases[_i].pmu, true, "poweroff"))
+		return;
+	ck_assert_str_eq(perf_line(&r, "pmuvm-linux: perf stat user: ", v, sizeof(v)),
+			 "status 0 instructions:u=" LOOP_INSTRUCTIONS " branches:u=" LOOP_BRANCHES);
+	ck_assert_str_eq(perf_line(&r, "pmuvm-linux: perf stat all: ", v, sizeof(v)),
+			 "status 0 not supported 0");
+	if (intel) {
+		unsigned long long ref = 0;
+		const char *p = perf_line(&r, "pmuvm-linux: perf stat fixed: ", v, sizeof(v));
+
+		ck_assert_msg(!strncmp(p, "status 0 cpu/event=0x00,umask=0x01/u=" LOOP_INSTRUCTIONS
+				       " ref-cycles=", 50), "fixed counter 0: %s", p);
+		p = strstr(p, "ref-cycles=");
+		ck_assert_msg(p && sscanf(p, "ref-cycles=%llu", &ref) == 1 && ref > 0,
+			      "ref-cycles: %s", v);
+	}
+	perf_line(&r, "pmuvm-linux: perf record cycles: ", v, sizeof(v));
+	ck_assert_msg(!strncmp(v, "status 0 top ", 13) && strstr(v, "[.] hot_function"),
+		      "perf record -e cycles: %s", v);
+	perf_line(&r, "pmuvm-linux: perf record instructions: ", v, sizeof(v));
+	ck_assert_msg(!strncmp(v, "status 0 top ", 13) && strstr(v, "[.] hot_function"),
+		      "perf record -e instructions:u: %s", v);
+	ck_assert_msg(r.status == 0, "status %d\n%s", r.status, tail(r.err, 2000));
 	pmuvm_result_free(&r);
 }
 END_TEST
@@ -87,6 +166,10 @@ static Suite *linux_suite(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_loop_test(tc, test_linux_boots_with_pmu, 0,
 			    sizeof(linux_cases) / sizeof(linux_cases[0]));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("perf");
+	tcase_set_timeout(tc, 900);
+	tcase_add_loop_test(tc, test_linux_perf, 0, sizeof(linux_cases) / sizeof(linux_cases[0]));
 	suite_add_tcase(s, tc);
 	return s;
 }

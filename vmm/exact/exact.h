@@ -25,6 +25,7 @@ struct exact_state {
 	uint64_t rip;
 	uint16_t cs;
 	unsigned int cpl;
+	uint64_t rdpmc_rax, rdpmc_rdx;	/* RAX and RDX before the instruction (RDPMC undone) */
 	uint64_t iret_frame[2];		/* INSN_IRET: the RIP and CS it returns to (0: unknown) */
 	struct icache *icache;
 	uint8_t *idt_copy;		/* scratch for exact_catch_up_event() */
@@ -40,6 +41,7 @@ struct exact_state {
 	uint64_t user_runs_uncounted;	/* KVM_RUNs at CPL3 this host cannot step */
 	uint64_t rearms;		/* single-step re-armed after RFLAGS was reloaded */
 	uint64_t rdpmc_fixed;		/* stepped RDPMCs KVM answered, corrected */
+	uint64_t rdpmc_faulted;		/* ...and undone with a #GP (no such counter here) */
 	uint64_t handler_runs_uncounted;	/* handlers that ran unstepped while counting */
 };
 

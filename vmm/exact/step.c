@@ -74,6 +74,8 @@ static bool exact_wanted(const struct vcpu *vcpu)
 {
 	uint32_t events = exact_events(vcpu->vm->cfg);
 
+	if (vcpu->pmu->rdpmc_watch.window)
+		return true;		/* looking for an RDPMC (pmu/rdpmc_watch.c) */
 	if (vpmu_counted_events_at(&vcpu->pmu->model, 0) & events)
 		return true;
 	return vcpu->vm->pmu->caps.user_step && (vpmu_counted_events_at(&vcpu->pmu->model, 3) & events);
@@ -108,6 +110,8 @@ static void exact_decode_next(struct vcpu *vcpu, const struct kvm_regs *r,
 		return;
 	}
 	x->pending = true;
+	x->rdpmc_rax = r->rax;
+	x->rdpmc_rdx = r->rdx;
 	x->iret_frame[0] = 0;
 	if ((x->insn.flags & INSN_IRET) && mode == INSN_MODE_64 &&
 	    guest_linear_read(&vcpu->vm->mem, &ps, r->rsp, x->iret_frame, sizeof(x->iret_frame)))
@@ -419,19 +423,40 @@ static void exact_catch_up_event(struct vcpu *vcpu, const struct kvm_sregs *s, u
  * A stepped RDPMC on a host whose KVM answers RDPMC itself (probe.c) came
  * back with KVM's value: put the model's in EDX:EAX, read before this
  * RDPMC is counted (it reads the counters as they were before it retired).
- * An ECX this PMU has no counter for would #GP on hardware, but KVM has
- * already completed it: that one is left as KVM answered.
+ * An ECX this PMU has no counter for #GPs on hardware (docs/intel-pmu.md
+ * 2.1) while KVM's own vPMU may have one: the RDPMC is then undone (RIP,
+ * EDX:EAX as before it) and #GP(0) raised at it. False if it faulted.
  */
-static void exact_rdpmc_fixup(struct vcpu *vcpu, struct kvm_regs *r)
+static bool exact_rdpmc_fixup(struct vcpu *vcpu, struct kvm_regs *r)
 {
+	struct exact_state *x = vcpu->pmu->exact;
+	struct kvm_vcpu_events ev;
 	uint64_t val;
 
-	if (vpmu_rdpmc(&vcpu->pmu->model, (uint32_t)r->rcx, &val))
-		return;
-	r->rax = (uint32_t)val;
-	r->rdx = val >> 32;
-	if (vcpu_state_changed_stepping(vcpu) == 0)
-		vcpu->pmu->exact->rdpmc_fixed++;
+	if (vpmu_rdpmc(&vcpu->pmu->model, (uint32_t)r->rcx, &val) == 0) {
+		r->rax = (uint32_t)val;
+		r->rdx = val >> 32;
+		if (vcpu_state_changed_stepping(vcpu) == 0)
+			x->rdpmc_fixed++;
+		return true;
+	}
+	if (r->rip != x->rip + x->insn.len || ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &ev) < 0 ||
+	    ev.exception.injected || ev.exception.pending)
+		return true;		/* somewhere else already: left as KVM answered */
+	r->rip = x->rip;
+	r->rax = x->rdpmc_rax;
+	r->rdx = x->rdpmc_rdx;
+	if (vcpu_state_changed_stepping(vcpu))
+		return true;
+	ev.exception.injected = 1;
+	ev.exception.nr = 13;
+	ev.exception.has_error_code = 1;
+	ev.exception.error_code = 0;
+	ev.flags = 0;
+	if (ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &ev) < 0)
+		return true;
+	x->rdpmc_faulted++;
+	return false;
 }
 
 static bool is_step_exit(const struct vcpu *vcpu)
@@ -457,6 +482,15 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 		return;
 	}
 	if (!x->stepping || !x->pending || !is_step_exit(vcpu) || vcpu_state(vcpu, &r, &s)) {
+		if (x->stepping && is_step_exit(vcpu))
+			rdpmc_watch_stepped(vcpu, 0, false);	/* it still shortens a window */
+		/*
+		 * Any other exit while stepping may come after an event
+		 * handler that ran unstepped (probe.c) and whose IRET left
+		 * RFLAGS.TF clear (seen in the lab): set it again.
+		 */
+		if (x->stepping && !is_step_exit(vcpu) && !vcpu->vm->pmu->caps.handler_step)
+			x->rearm = true;
 		/* The guest may have run unobserved: its page tables may have changed. */
 		if (x->icache)
 			icache_flush_tlb(x->icache);
@@ -483,14 +517,22 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 			 "retired");
 	if (how == RETIRE_NO) {
 		x->not_retired++;
+		rdpmc_watch_stepped(vcpu, x->rip, false);
 		if (!res.event && r->rip != x->rip)
 			exact_handler_unstepped(vcpu);
 		/* A REP iteration stays pending; anything else decodes anew. */
 		x->pending = x->pending && r->rip == x->rip;
 		return;
 	}
-	if ((x->insn.flags & INSN_RDPMC) && vcpu->vm->pmu->caps.rdpmc_by_kvm)
-		exact_rdpmc_fixup(vcpu, r);
+	if ((x->insn.flags & INSN_RDPMC) && vcpu->vm->pmu->caps.rdpmc_by_kvm &&
+	    !exact_rdpmc_fixup(vcpu, r)) {
+		/* It faulted: not retired, and the #GP handler comes next. */
+		rdpmc_watch_stepped(vcpu, x->rip, false);
+		x->not_retired++;
+		x->pending = false;
+		return;
+	}
+	rdpmc_watch_stepped(vcpu, x->rip, x->insn.flags & INSN_RDPMC);
 	if (!x->counted)
 		exact_retire(vcpu, how);
 	x->pending = false;
@@ -523,7 +565,8 @@ static void exact_before_run(struct vcpu *vcpu)
 	const struct exact_state *x = vcpu->pmu->exact;
 
 	/* Nothing stepped and nothing to step: most exits cost nothing here. */
-	if (!x->stepping && !(vpmu_counted_events(&vcpu->pmu->model) & x->events))
+	if (!x->stepping && !(vpmu_counted_events(&vcpu->pmu->model) & x->events) &&
+	    !vcpu->pmu->rdpmc_watch.window)
 		return;
 	exact_prepare_step(vcpu);
 	exact_publish(vcpu);

@@ -18,6 +18,10 @@
  *   its instructions are not counted (README, "Per host kind").  At CPL0:
  *   a division by zero with an IDT whose #DE gate points at NOPs and a HLT
  *   (#DE, because kvm_pvm's emulator fails on a stepped UD2 at CPL0).
+ * - Do execution breakpoints set with KVM_GUESTDBG_USE_HW_BP fire?  On
+ *   VMX/SVM hardware they do; the lab's nested guests (QEMU TCG's SVM) run
+ *   past them.  Two NOPs and an OUT at CPL0, DR1 on the second NOP: a debug
+ *   exit there, or the I/O exit.
  */
 #include <errno.h>
 #include <linux/kvm.h>
@@ -220,6 +224,29 @@ int kvm_probe_rdpmc(int kvm_fd, bool *answered_by_kvm)
 			r = -errno;
 		else
 			*answered_by_kvm = p.run->exit_reason == KVM_EXIT_IO;
+	}
+	probe_destroy(&p);
+	return r;
+}
+
+int kvm_probe_hw_breakpoint(int kvm_fd, bool *fires)
+{
+	static const uint8_t code[] = { 0x90, 0x90, 0xe6, 0x80 };	/* nop; nop; out 0x80, al */
+	struct kvm_guest_debug dbg = {
+		.control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_USE_HW_BP,
+		/* DR1 = the second NOP; DR7: L1, GE, R/W1 = LEN1 = 0 (execution). */
+		.arch.debugreg = { [1] = PROBE_CODE + 1, [7] = (1u << 2) | (1u << 9) },
+	};
+	struct probe p = { .vm = -1, .vcpu = -1 };
+	int r = probe_create(kvm_fd, &p, code, sizeof(code), false, true);
+
+	*fires = false;
+	if (!r) {
+		if (ioctl(p.vcpu, KVM_SET_GUEST_DEBUG, &dbg) < 0 || ioctl(p.vcpu, KVM_RUN, 0) < 0)
+			r = -errno;
+		else
+			*fires = p.run->exit_reason == KVM_EXIT_DEBUG &&
+				 p.run->debug.arch.pc == PROBE_CODE + 1;
 	}
 	probe_destroy(&p);
 	return r;

@@ -14,5 +14,7 @@ int kvm_probe_user_step(int kvm_fd, bool *can_step);
 int kvm_probe_rdpmc(int kvm_fd, bool *answered_by_kvm);
 /* Does single-stepping follow an exception into its handler? */
 int kvm_probe_handler_step(int kvm_fd, bool *steps_into);
+/* Do execution breakpoints (KVM_GUESTDBG_USE_HW_BP) fire? */
+int kvm_probe_hw_breakpoint(int kvm_fd, bool *fires);
 
 #endif

@@ -5,22 +5,59 @@
 #include "machine/guest_debug.h"
 #include "machine/vcpu.h"
 
-#define DR7_L0			(1ULL << 0)
+#define DR7_L(n)		(1ULL << (2 * (n)))
 #define DR7_GE			(1ULL << 9)	/* SDM vol. 3B 18.2.4: exact match */
-/* R/W0 = 00 (execution), LEN0 = 00 (1 byte): bits 16-19 stay 0. */
+#define DR6_B(n)		(1ULL << (n))
+/* R/Wn = 00 (execution), LENn = 00 (1 byte): DR7 bits 16-31 stay 0. */
 
-/* KVM_SET_GUEST_DEBUG with these wishes, plus `inject` (KVM_GUESTDBG_INJECT_*). */
-static int guest_debug_ioctl(struct vcpu *vcpu, bool step, bool bp, uint64_t bp_addr,
-			     uint32_t inject)
+/* The setting a vcpu_debug wish amounts to (the applied_* fields' form). */
+struct debug_setting {
+	bool step, bp, catch_db;
+	uint64_t bp_addr;
+	unsigned int nr_watch;
+	uint64_t watch[GUEST_DEBUG_WATCH_MAX];
+};
+
+static struct debug_setting wished(const struct vcpu_debug *d)
+{
+	struct debug_setting w = {
+		.step = d->step || d->step_once,
+		.bp = d->bp,
+		.catch_db = d->catch_db,
+		.bp_addr = d->bp ? d->bp_addr : 0,
+	};
+
+	if (!w.step) {
+		w.nr_watch = d->nr_watch;
+		memcpy(w.watch, d->watch, sizeof(w.watch[0]) * d->nr_watch);
+	}
+	return w;
+}
+
+static struct debug_setting applied(const struct vcpu_debug *d)
+{
+	struct debug_setting a = {
+		.step = d->applied_step,
+		.bp = d->applied_bp,
+		.catch_db = d->applied_catch_db,
+		.bp_addr = d->applied_bp ? d->applied_addr : 0,
+		.nr_watch = d->applied_nr_watch,
+	};
+
+	memcpy(a.watch, d->applied_watch, sizeof(a.watch[0]) * a.nr_watch);
+	return a;
+}
+
+/* KVM_SET_GUEST_DEBUG with setting `w`, plus `inject` (KVM_GUESTDBG_INJECT_*). */
+static int guest_debug_ioctl(struct vcpu *vcpu, const struct debug_setting *w, uint32_t inject)
 {
 	struct kvm_guest_debug g;
-
-	bool catch_db = vcpu->dbg.catch_db;
+	unsigned int i;
 
 	memset(&g, 0, sizeof(g));
-	if (step || bp || inject || catch_db)
+	if (w->step || w->bp || w->nr_watch || inject || w->catch_db)
 		g.control = KVM_GUESTDBG_ENABLE | inject;
-	if (step)
+	if (w->step)
 		g.control |= KVM_GUESTDBG_SINGLESTEP;
 	/*
 	 * KVM sends a #DB to userspace only with SINGLESTEP or USE_HW_BP set
@@ -28,11 +65,15 @@ static int guest_debug_ioctl(struct vcpu *vcpu, bool step, bool bp, uint64_t bp_
 	 * to the guest: with `catch_db` and no breakpoint, USE_HW_BP with DR7
 	 * clear keeps every #DB coming here.
 	 */
-	if (bp || catch_db)
+	if (w->bp || w->nr_watch || w->catch_db)
 		g.control |= KVM_GUESTDBG_USE_HW_BP;
-	if (bp) {
-		g.arch.debugreg[0] = bp_addr;
-		g.arch.debugreg[7] = DR7_L0 | DR7_GE;
+	if (w->bp) {
+		g.arch.debugreg[0] = w->bp_addr;
+		g.arch.debugreg[7] |= DR7_L(0) | DR7_GE;
+	}
+	for (i = 0; i < w->nr_watch; i++) {
+		g.arch.debugreg[1 + i] = w->watch[i];
+		g.arch.debugreg[7] |= DR7_L(1 + i) | DR7_GE;
 	}
 	return ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &g) < 0 ? -errno : 0;
 }
@@ -40,27 +81,48 @@ static int guest_debug_ioctl(struct vcpu *vcpu, bool step, bool bp, uint64_t bp_
 static int guest_debug_set(struct vcpu *vcpu)
 {
 	struct vcpu_debug *d = &vcpu->dbg;
-	bool step = d->step || d->step_once;
-	int r = guest_debug_ioctl(vcpu, step, d->bp, d->bp_addr, 0);
+	struct debug_setting w = wished(d);
+	int r = guest_debug_ioctl(vcpu, &w, 0);
 
 	if (r)
 		return r;
-	d->applied_step = step;
-	d->applied_catch_db = d->catch_db;
-	d->applied_bp = d->bp;
-	d->applied_addr = d->bp_addr;
+	d->applied_step = w.step;
+	d->applied_catch_db = w.catch_db;
+	d->applied_bp = w.bp;
+	d->applied_addr = w.bp_addr;
+	d->applied_nr_watch = w.nr_watch;
+	memcpy(d->applied_watch, w.watch, sizeof(w.watch));
 	return 0;
+}
+
+static bool setting_equal(const struct debug_setting *a, const struct debug_setting *b)
+{
+	return a->step == b->step && a->bp == b->bp && a->catch_db == b->catch_db &&
+	       a->bp_addr == b->bp_addr && a->nr_watch == b->nr_watch &&
+	       !memcmp(a->watch, b->watch, sizeof(a->watch[0]) * a->nr_watch);
 }
 
 int guest_debug_apply(struct vcpu *vcpu)
 {
-	struct vcpu_debug *d = &vcpu->dbg;
-	bool step = d->step || d->step_once;
+	struct debug_setting w = wished(&vcpu->dbg), a = applied(&vcpu->dbg);
 
-	if (step == d->applied_step && d->bp == d->applied_bp &&
-	    (!d->bp || d->bp_addr == d->applied_addr) && d->catch_db == d->applied_catch_db)
+	if (setting_equal(&w, &a))
 		return 0;
 	return guest_debug_set(vcpu);
+}
+
+int guest_debug_watch_hit(const struct vcpu *vcpu)
+{
+	const struct kvm_debug_exit_arch *a = &vcpu->run->debug.arch;
+	const struct vcpu_debug *d = &vcpu->dbg;
+	unsigned int i;
+
+	if (a->exception != 1)
+		return -1;
+	for (i = 0; i < d->applied_nr_watch; i++)
+		if ((a->dr6 & DR6_B(1 + i)) && a->pc == d->applied_watch[i])
+			return (int)i;
+	return -1;
 }
 
 int guest_debug_reapply(struct vcpu *vcpu)
@@ -81,6 +143,7 @@ int guest_debug_stray_exit(struct vcpu *vcpu)
 {
 	const struct kvm_debug_exit_arch *a = &vcpu->run->debug.arch;
 	struct vcpu_debug *d = &vcpu->dbg;
+	struct debug_setting set;
 	struct kvm_sregs *sregs;
 	struct kvm_regs *regs;
 	int r;
@@ -92,7 +155,8 @@ int guest_debug_stray_exit(struct vcpu *vcpu)
 		d->tf_cleared++;
 		return vcpu_state_changed(vcpu);
 	}
-	r = guest_debug_ioctl(vcpu, d->applied_step, d->applied_bp, d->applied_addr,
+	set = applied(d);
+	r = guest_debug_ioctl(vcpu, &set,
 			      a->exception == 3 ? KVM_GUESTDBG_INJECT_BP : KVM_GUESTDBG_INJECT_DB);
 	if (r)
 		return r;

@@ -1,7 +1,9 @@
 /*
- * KVM_SET_GUEST_DEBUG is shared by two users: the exact source single-steps
- * and RDPMC emulation keeps an instruction breakpoint on the guest's #GP
- * handler.  Each sets its wish in vcpu->dbg; the ioctl runs only on change.
+ * KVM_SET_GUEST_DEBUG is shared by three users: the exact source
+ * single-steps, RDPMC emulation keeps an instruction breakpoint on the
+ * guest's #GP handler (DR0), and where KVM answers RDPMC itself, the
+ * guest's RDPMC instructions are watched (DR1-DR3).  Each sets its wish in
+ * vcpu->dbg; the ioctl runs only on change.
  */
 #ifndef PMUVM_GUEST_DEBUG_H
 #define PMUVM_GUEST_DEBUG_H
@@ -10,6 +12,9 @@
 #include <stdint.h>
 
 struct vcpu;
+
+/* DR1-DR3: the execution breakpoints vcpu_debug.watch may use. */
+#define GUEST_DEBUG_WATCH_MAX	3
 
 struct vcpu_debug {
 	uint64_t tf_cleared;	/* stray single-step traps: pmuvm's TF left in RFLAGS */
@@ -24,8 +29,16 @@ struct vcpu_debug {
 	 * mid-step, and its trap must not reach the guest (stray_exit clears it).
 	 */
 	bool catch_db;
+	/*
+	 * Execution breakpoints DR1.. at these addresses, armed only while
+	 * not single-stepping (a step sees every instruction anyway).
+	 */
+	uint64_t watch[GUEST_DEBUG_WATCH_MAX];
+	unsigned int nr_watch;
 	bool applied_step, applied_bp, applied_catch_db;
 	uint64_t applied_addr;
+	unsigned int applied_nr_watch;	/* 0 while stepping */
+	uint64_t applied_watch[GUEST_DEBUG_WATCH_MAX];
 };
 
 /* 0, or -errno from KVM_SET_GUEST_DEBUG (the old setting stays). */
@@ -33,8 +46,11 @@ int guest_debug_apply(struct vcpu *vcpu);
 /* The same setting again: KVM then sets RFLAGS.TF again at the current RIP. */
 int guest_debug_reapply(struct vcpu *vcpu);
 
+/* The watch slot (vcpu_debug.watch) this debug exit hit, or -1. */
+int guest_debug_watch_hit(const struct vcpu *vcpu);
+
 /*
- * A KVM_EXIT_DEBUG neither single-stepping nor the RDPMC breakpoint claimed:
+ * A KVM_EXIT_DEBUG neither single-stepping nor a breakpoint claimed:
  * handled here so that no guest can end pmuvm with one. 0, or -errno.
  */
 int guest_debug_stray_exit(struct vcpu *vcpu);

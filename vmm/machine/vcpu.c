@@ -14,6 +14,7 @@
 #include "log.h"
 #include "machine/cpuid.h"
 #include "machine/vm.h"
+#include "mem/pagewalk.h"
 
 const char *const vcpu_exit_kind_names[VCPU_EXIT_NR] = {
 	[VCPU_EXIT_IO] = "io",
@@ -273,6 +274,24 @@ static void dump_seg(const char *name, const struct kvm_segment *s)
 		s->present, s->l, s->db);
 }
 
+/* -vv: the words at the top of the stack, for return addresses (as far as they are mapped). */
+#define DUMP_STACK_WORDS	64
+
+static void dump_stack(struct vcpu *vcpu, const struct kvm_regs *r, const struct kvm_sregs *s)
+{
+	struct paging_state ps = sregs_paging(s);
+	uint64_t w;
+	unsigned int i;
+
+	fprintf(stderr, "  stack:");
+	for (i = 0; i < DUMP_STACK_WORDS; i++) {
+		if (guest_linear_read(&vcpu->vm->mem, &ps, r->rsp + 8 * i, &w, sizeof(w)))
+			break;
+		fprintf(stderr, "%s%016" PRIx64, i % 4 ? " " : "\n    ", w);
+	}
+	fprintf(stderr, "\n");
+}
+
 void vcpu_dump_regs(struct vcpu *vcpu)
 {
 	struct kvm_regs r;
@@ -299,4 +318,6 @@ void vcpu_dump_regs(struct vcpu *vcpu)
 	fprintf(stderr, "  gdt base=%016llx limit=%04x  idt base=%016llx limit=%04x\n",
 		(unsigned long long)s.gdt.base, s.gdt.limit,
 		(unsigned long long)s.idt.base, s.idt.limit);
+	if (log_verbosity > 1)
+		dump_stack(vcpu, &r, &s);
 }

@@ -73,6 +73,15 @@ static void pmu_probe_host(struct vm *vm)
 			"this host's KVM answers it from its own vPMU (0): pmuvm's counters reach the guest's RDPMC only while it single-steps" :
 			"a guest RDPMC reaches pmuvm (as a #GP it completes)");
 	}
+	if (caps->rdpmc_by_kvm) {
+		r = kvm_probe_hw_breakpoint(vm->kvm_fd, &caps->hw_breakpoints);
+		if (r)
+			pr_info("breakpoint probe failed (%s): assuming breakpoints do not fire",
+				strerror(-r));
+		pr_info("RDPMC: %s", caps->hw_breakpoints ?
+			"instructions found after PMU MSR accesses are watched with breakpoints" :
+			"breakpoints do not fire here: every PMU MSR access is followed by a window of steps");
+	}
 	if (!(pmu_available_events(vm->cfg) & ((1u << PMU_EV_INSTRUCTIONS) | (1u << PMU_EV_BRANCHES))))
 		return;
 	r = kvm_probe_user_step(vm->kvm_fd, &caps->user_step);
@@ -170,6 +179,7 @@ static int pmu_msr(struct vcpu *vcpu, uint32_t index, bool is_write, uint64_t *d
 	struct vpmu_checked_write w;
 	unsigned int i;
 
+	rdpmc_watch_msr_access(vcpu);
 	if (!is_write)
 		return vpmu_rdmsr(&p->model, index, data);
 	if (vpmu_wrmsr_check(&p->model, index, *data, &w))

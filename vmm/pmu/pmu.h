@@ -23,5 +23,6 @@ void pmu_cpuid(struct vcpu *vcpu, struct kvm_cpuid2 *c);
 extern const struct vcpu_feature pmu_feature;
 /* RDPMC for unmodified guests (rdpmc.c). */
 extern const struct vcpu_feature pmu_rdpmc_feature;
+extern const struct vcpu_feature pmu_rdpmc_watch_feature;
 
 #endif

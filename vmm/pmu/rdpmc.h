@@ -1,4 +1,8 @@
-/* RDPMC emulation through a breakpoint on the guest's #GP handler (rdpmc.c): its state. */
+/*
+ * RDPMC: emulation through a breakpoint on the guest's #GP handler
+ * (rdpmc.c), and where KVM answers RDPMC itself, the guest's RDPMC
+ * instructions found and watched (rdpmc_watch.c): their state.
+ */
 #ifndef PMUVM_PMU_RDPMC_H
 #define PMUVM_PMU_RDPMC_H
 
@@ -16,5 +20,31 @@ struct rdpmc_state {
 	uint64_t emulated;		/* RDPMCs completed by pmuvm */
 	uint64_t passed_on;		/* other #GPs that went to the guest's handler */
 };
+
+/*
+ * Where KVM answers RDPMC itself: a window of single steps follows each
+ * PMU MSR access, looking for the RDPMC that reads what was just set up;
+ * where breakpoints fire, each one found becomes an execution breakpoint
+ * (vcpu->dbg.watch).
+ */
+#define RDPMC_WATCH_WINDOW	256	/* instructions stepped after a PMU MSR access */
+#define RDPMC_WATCH_QUIET	64	/* windows with nothing new: discovery ends */
+#define RDPMC_WATCH_BUDGET	2048	/* windows without any RDPMC: discovery ends */
+
+struct rdpmc_watch {
+	uint32_t window;		/* instructions still to step, looking for an RDPMC */
+	uint32_t quiet;			/* windows since the last new RDPMC */
+	bool settled;			/* discovery over: no more windows */
+	/* Report. */
+	uint64_t windows, window_steps;	/* windows opened; steps they took */
+	uint64_t hits;			/* watched RDPMCs reached (each then stepped) */
+};
+
+struct vcpu;
+
+/* A PMU MSR access exited to pmuvm: open a window if discovery goes on. */
+void rdpmc_watch_msr_access(struct vcpu *vcpu);
+/* A window's step ended; the instruction at `rip` was an RDPMC if `rdpmc`. */
+void rdpmc_watch_stepped(struct vcpu *vcpu, uint64_t rip, bool rdpmc);
 
 #endif

@@ -28,6 +28,7 @@ struct pmu_host_caps {
 	bool user_step;		/* single-steps CPL3 code */
 	bool handler_step;	/* single-stepping follows events into their handlers */
 	bool rdpmc_by_kvm;	/* KVM answers a guest's RDPMC itself instead of a #GP */
+	bool hw_breakpoints;	/* execution breakpoints fire (only probed if rdpmc_by_kvm) */
 	bool kvm_vpmu_disabled;	/* KVM_PMU_CAP_DISABLE took */
 };
 
@@ -54,6 +55,7 @@ struct vcpu_pmu {
 	bool retire_pending;
 
 	struct rdpmc_state rdpmc;
+	struct rdpmc_watch rdpmc_watch;
 	uint64_t pmis_delivered;
 	uint64_t pmis_masked;		/* requested while LVTPC was masked: dropped */
 	uint64_t pmis_nmi;
