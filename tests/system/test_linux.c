@@ -43,6 +43,17 @@ static const char *tail(const char *s, size_t n)
 	return len > n ? s + len - n : s;
 }
 
+/* The serial console's lines end in "\r\n" (the tty's ONLCR): drop the CRs. */
+static void drop_cr(char *s)
+{
+	char *d = s;
+
+	for (; *s; s++)
+		if (*s != '\r')
+			*d++ = *s;
+	*d = '\0';
+}
+
 /*
  * Packs the initramfs (tests/linux/mkinitramfs, with perf when `perf`) and
  * boots it with `pmu` under pmuvm, the init ending the machine as `end`
@@ -75,6 +86,7 @@ static bool linux_boot(struct pmuvm_result *r, const char *pmu, bool perf, const
 		      (const char *const[]){ "--pmu", pmu, "--mem", "512M",
 					     "--timeout", perf ? "300" : "150", "--initrd", initrd,
 					     "--append", append, kernel, NULL });
+	drop_cr(r->out);
 	ck_assert_msg(strstr(r->out, "pmuvm-linux: userspace up, 1 cpu(s)\n"),
 		      "no user space (status %d, kernel %s):\n%s\n%s", r->status, kernel,
 		      tail(r->out, 3000), tail(r->err, 1000));

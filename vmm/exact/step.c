@@ -330,6 +330,9 @@ static void exact_handler_unstepped(struct vcpu *vcpu)
 {
 	if (!vcpu->pmu->exact || !vcpu->pmu->exact->stepping || vcpu->vm->pmu->caps.handler_step)
 		return;
+	/* Stepping only to find RDPMCs (pmu/rdpmc_watch.c): nothing is lost. */
+	if (!(vpmu_counted_events(&vcpu->pmu->model) & vcpu->pmu->exact->events))
+		return;
 	vcpu->pmu->exact->handler_runs_uncounted++;
 	if (!__atomic_exchange_n(&vcpu->vm->pmu->handler_uncounted_warned, true, __ATOMIC_RELAXED))
 		pr_warn("this host's single-step does not follow events into their handlers: instructions and branches of handlers entered while counting are not counted (see the report's exact.handler_runs_uncounted)");
@@ -478,19 +481,15 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 	enum retire how;
 
 	if (x->stepping && bench_raw_step(vcpu)) {
-		x->steps += is_step_exit(vcpu);
+		if (is_step_exit(vcpu)) {
+			x->steps++;
+			rdpmc_watch_stepped(vcpu, 0, false);
+		}
 		return;
 	}
 	if (!x->stepping || !x->pending || !is_step_exit(vcpu) || vcpu_state(vcpu, &r, &s)) {
 		if (x->stepping && is_step_exit(vcpu))
 			rdpmc_watch_stepped(vcpu, 0, false);	/* it still shortens a window */
-		/*
-		 * Any other exit while stepping may come after an event
-		 * handler that ran unstepped (probe.c) and whose IRET left
-		 * RFLAGS.TF clear (seen in the lab): set it again.
-		 */
-		if (x->stepping && !is_step_exit(vcpu) && !vcpu->vm->pmu->caps.handler_step)
-			x->rearm = true;
 		/* The guest may have run unobserved: its page tables may have changed. */
 		if (x->icache)
 			icache_flush_tlb(x->icache);
