@@ -136,7 +136,8 @@ END_TEST
  * RDPMC completed by pmuvm where hardware would complete it (5 in the
  * guest), every other #GP passed on to the guest's handler (3). Where KVM
  * answers RDPMC itself, the 5 are corrected in the steps that follow PMU
- * MSR accesses (pmu/rdpmc_watch.c) and the 3 #GPs are KVM's.
+ * MSR accesses where breakpoints fire (pmu/rdpmc_watch.c), and the 3 #GPs
+ * are KVM's or pmuvm's (exact.rdpmc_faulted).
  */
 START_TEST(test_exact_rdpmc_unmodified_guest)
 {
@@ -165,8 +166,8 @@ END_TEST
 
 /*
  * A guest that counts no retirement event is never stepped, but for the
- * windows after its PMU MSR accesses where KVM answers RDPMC itself
- * (pmu/rdpmc_watch.c).
+ * windows after its PMU MSR accesses where KVM answers RDPMC itself and
+ * breakpoints fire (pmu/rdpmc_watch.c).
  */
 START_TEST(test_exact_costs_nothing_unused)
 {
@@ -180,7 +181,7 @@ START_TEST(test_exact_costs_nothing_unused)
 	expect_guest_pass(&r, "pmu_overflow");
 	root = report_load(rep);
 	window = json_u64(root, "vcpus.0.pmu.rdpmc_watch.window_steps");
-	if (!json_u64(root, "config.pmu.rdpmc_answered_by_kvm"))
+	if (!json_u64(root, "config.pmu.hw_breakpoints_fire"))
 		ck_assert_uint_eq(window, 0);
 	ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.steps"), window);
 	ck_assert_uint_eq(json_u64(root, "vcpus.0.exits.debug"), window);

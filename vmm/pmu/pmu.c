@@ -80,7 +80,7 @@ static void pmu_probe_host(struct vm *vm)
 				strerror(-r));
 		pr_info("RDPMC: %s", caps->hw_breakpoints ?
 			"instructions found after PMU MSR accesses are watched with breakpoints" :
-			"breakpoints do not fire here: every PMU MSR access is followed by a window of steps");
+			"breakpoints do not fire here: RDPMC is corrected only while counting steps");
 	}
 	if (!(pmu_available_events(vm->cfg) & ((1u << PMU_EV_INSTRUCTIONS) | (1u << PMU_EV_BRANCHES))))
 		return;

@@ -22,9 +22,9 @@ struct rdpmc_state {
 };
 
 /*
- * Where KVM answers RDPMC itself: a window of single steps follows each
- * PMU MSR access, looking for the RDPMC that reads what was just set up;
- * where breakpoints fire, each one found becomes an execution breakpoint
+ * Where KVM answers RDPMC itself and breakpoints fire: a window of single
+ * steps follows each PMU MSR access, looking for the RDPMC that reads what
+ * was just set up; each one found becomes an execution breakpoint
  * (vcpu->dbg.watch).
  */
 #define RDPMC_WATCH_WINDOW	256	/* instructions stepped after a PMU MSR access */

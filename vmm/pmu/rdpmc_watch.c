@@ -12,13 +12,18 @@
  * source does the stepping and corrects every RDPMC it steps,
  * exact_rdpmc_fixup()).  Each RDPMC found there becomes an execution
  * breakpoint (DR1-DR3, vcpu->dbg.watch) at its linear address; when one
- * fires, that one instruction is stepped and corrected.  Where breakpoints
- * fire (kvm/probe.c), discovery ends when the breakpoints are all in use,
- * after RDPMC_WATCH_QUIET windows that found nothing new, or after
- * RDPMC_WATCH_BUDGET windows that found no RDPMC at all; where they do not
- * (the lab's nested KVM), windows go on for the whole run.  An RDPMC
- * outside any window and not watched still reads KVM's value: the report's
- * pmu.rdpmc_watch says what was found (README, "Where counts come from").
+ * fires, that one instruction is stepped and corrected.  Discovery ends
+ * when the breakpoints are all in use, after RDPMC_WATCH_QUIET windows that
+ * found nothing new, or after RDPMC_WATCH_BUDGET windows that found no
+ * RDPMC at all.  An RDPMC outside any window and not watched still reads
+ * KVM's value: the report's pmu.rdpmc_watch says what was found (README,
+ * "Where counts come from").
+ *
+ * All of it only where breakpoints fire (kvm/probe.c).  Where they do not
+ * (the lab's nested KVM) windows could never end, and endless windows cost
+ * too much there: every PMI's MSR accesses followed by 256 steps slowed
+ * guests several-fold, counted as kernel cycles in every profile, and made
+ * Linux guests crash more often (README, "perf in the guest").
  *
  * A breakpoint is a linear address: in another address space the same
  * address may hold other code, which is then stepped once and left alone.
@@ -33,7 +38,7 @@ void rdpmc_watch_msr_access(struct vcpu *vcpu)
 {
 	struct rdpmc_watch *w = &vcpu->pmu->rdpmc_watch;
 
-	if (!vcpu->vm->pmu->caps.rdpmc_by_kvm || !vcpu->pmu->exact || w->settled)
+	if (!vcpu->vm->pmu->caps.hw_breakpoints || !vcpu->pmu->exact || w->settled)
 		return;
 	if (!w->window)
 		w->windows++;
@@ -48,7 +53,7 @@ static void rdpmc_watch_learn(struct vcpu *vcpu, uint64_t rip)
 	for (i = 0; i < d->nr_watch; i++)
 		if (d->watch[i] == rip)
 			return;
-	if (d->nr_watch == GUEST_DEBUG_WATCH_MAX || !vcpu->vm->pmu->caps.hw_breakpoints)
+	if (d->nr_watch == GUEST_DEBUG_WATCH_MAX)
 		return;
 	d->watch[d->nr_watch++] = rip;
 	vcpu->pmu->rdpmc_watch.quiet = 0;
@@ -62,8 +67,6 @@ static void rdpmc_watch_window_end(struct vcpu *vcpu)
 	unsigned int n = vcpu->dbg.nr_watch;
 
 	w->window = 0;
-	if (!vcpu->vm->pmu->caps.hw_breakpoints)
-		return;
 	if (n == GUEST_DEBUG_WATCH_MAX || (n && ++w->quiet >= RDPMC_WATCH_QUIET) ||
 	    (!n && w->windows >= RDPMC_WATCH_BUDGET))
 		w->settled = true;
@@ -73,7 +76,7 @@ void rdpmc_watch_stepped(struct vcpu *vcpu, uint64_t rip, bool rdpmc)
 {
 	struct rdpmc_watch *w = &vcpu->pmu->rdpmc_watch;
 
-	if (rdpmc && vcpu->vm->pmu->caps.rdpmc_by_kvm && vcpu->pmu->exact)
+	if (rdpmc && vcpu->vm->pmu->caps.hw_breakpoints && vcpu->pmu->exact)
 		rdpmc_watch_learn(vcpu, rip);
 	if (!w->window)
 		return;
@@ -97,7 +100,7 @@ static bool rdpmc_watch_debug_exit(struct vcpu *vcpu)
 
 static int rdpmc_watch_vcpu_init(struct vcpu *vcpu)
 {
-	if (!vcpu->vm->cfg->pmu.version || !vcpu->vm->pmu->caps.rdpmc_by_kvm || !vcpu->pmu->exact)
+	if (!vcpu->vm->cfg->pmu.version || !vcpu->vm->pmu->caps.hw_breakpoints || !vcpu->pmu->exact)
 		return VCPU_FEATURE_OFF;
 	return 0;
 }

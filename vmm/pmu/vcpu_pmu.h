@@ -28,7 +28,7 @@ struct pmu_host_caps {
 	bool user_step;		/* single-steps CPL3 code */
 	bool handler_step;	/* single-stepping follows events into their handlers */
 	bool rdpmc_by_kvm;	/* KVM answers a guest's RDPMC itself instead of a #GP */
-	bool hw_breakpoints;	/* execution breakpoints fire (only probed if rdpmc_by_kvm) */
+	bool hw_breakpoints;	/* execution breakpoints fire (probed only if rdpmc_by_kvm) */
 	bool kvm_vpmu_disabled;	/* KVM_PMU_CAP_DISABLE took */
 };
 
