@@ -29,6 +29,7 @@ static void vlog(const char *tag, const char *fmt, va_list ap)
 
 DEFINE_LOG(pr_err, "", 0)
 DEFINE_LOG(pr_warn, "warning: ", 0)
+DEFINE_LOG(pr_notice, "", 0)
 DEFINE_LOG(pr_info, "", 1)
 DEFINE_LOG(pr_debug, "debug: ", 2)
 

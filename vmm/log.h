@@ -9,6 +9,8 @@ extern int log_verbosity;	/* 0 default, 1 with -v, 2 with -vv */
 
 void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Always printed, untagged: how the guest ended the VM, not an error. */
+void pr_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

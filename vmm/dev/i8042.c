@@ -26,7 +26,7 @@ static void i8042_io(struct vcpu *vcpu, void *opaque, uint16_t offset, bool is_w
 		return;
 	}
 	if (cmd_port && (uint8_t)pio_get(data, size) == I8042_CMD_RESET) {
-		pr_info("vCPU %d: guest reset the machine (keyboard controller)", vcpu->id);
+		pr_notice("vCPU %d: guest reset the machine (keyboard controller)", vcpu->id);
 		vm_stop(vcpu->vm, VM_STOP_RESET);
 	}
 }
