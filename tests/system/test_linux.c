@@ -84,7 +84,7 @@ static bool linux_boot(struct pmuvm_result *r, const char *pmu, bool perf, const
 	snprintf(append, sizeof(append), "%s%s", LINUX_APPEND, end);
 	pmuvm_run_env(r, NULL, 600,
 		      (const char *const[]){ "--pmu", pmu, "--mem", "512M",
-					     "--timeout", perf ? "300" : "150", "--initrd", initrd,
+					     "--timeout", perf ? "180" : "150", "--initrd", initrd,
 					     "--append", append, kernel, NULL });
 	drop_cr(r->out);
 	ck_assert_msg(strstr(r->out, "pmuvm-linux: userspace up, 1 cpu(s)\n"),
