@@ -217,7 +217,13 @@ static void check_overflow(void)
 	printf("amd_pmu: overflow: pmis=%u counter=%llu status=%#llx\n", nr_pmi,
 	       (unsigned long long)v, (unsigned long long)pmi_status);
 	GUEST_ASSERT_EQ(nr_pmi, 1);
-	GUEST_ASSERT(v > 0 && v < 100 && !(v & (1ull << 47)));
+	/*
+	 * Counting went on from 0 after the wrap: the rest of the loop, and
+	 * the PMI handler's own instructions (OS) where the host steps into
+	 * handlers (about 120 on kvm_pvm; none where it cannot, README "Per
+	 * host kind"). Far below bit 47 either way.
+	 */
+	GUEST_ASSERT(v >= 10 && v < 1000 && !(v & (1ull << 47)));
 	if (version >= 2) {
 		GUEST_ASSERT_EQ(pmi_status, 1ull << 1);
 		wrmsr(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS_CLR, 1ull << 1);

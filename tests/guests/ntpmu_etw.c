@@ -437,6 +437,10 @@ int main(void)
 	if (has(src, n, ProfileTotalCycles) && has(src, n, ProfileUnhaltedReferenceCycles)) {
 		list[0] = ProfileTotalCycles;
 		list[1] = ProfileUnhaltedReferenceCycles;
+	} else if (has(src, n, ProfileTotalCycles) && has(src, n, ProfileUnhaltedCoreCycles)) {
+		/* AMD has no reference cycles: both of its cycle sources. */
+		list[0] = ProfileTotalCycles;
+		list[1] = ProfileUnhaltedCoreCycles;
 	} else {
 		list[0] = src[0];
 		list[1] = src[1];
