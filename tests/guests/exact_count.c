@@ -34,7 +34,7 @@ static const uint64_t br_event[NR_BR] = {
 #define SEQ_END_INSNS	4
 
 void seq_nops(void), seq_loop(void), seq_rep(void), seq_call(void), seq_div(void),
-	seq_intn(void), seq_hlt(void), seq_nop_irq(void), seq_popf(void);
+	seq_intn(void), seq_hlt(void), seq_nop_irq(void), seq_popf(void), seq_iret_ret(void);
 extern char seq_div_resume[], seq_intn_resume[];
 
 uint8_t rep_src[256], rep_dst[256];
@@ -63,6 +63,25 @@ asm(".text\n"
     "	pushq $0x2\n"
     "	popfq\n"
     "	nop\n	nop\n	nop\n"
+    SEQ_END
+    /*
+     * IRETQ (a far branch) returning onto a RET: where KVM's IRETQ drops the
+     * trap flag, the RET runs in the IRETQ's step (kvm_pvm), and only the
+     * stack tells where it went.
+     */
+    SEQ_BEGIN(seq_iret_ret)
+    "	leaq 4f(%rip), %rax\n"
+    "	pushq %rax\n"			/* the RET's return address */
+    "	movq %rsp, %rax\n"
+    "	pushq $0x10\n"
+    "	pushq %rax\n"
+    "	pushfq\n"
+    "	pushq $0x8\n"
+    "	leaq 5f(%rip), %rax\n"
+    "	pushq %rax\n"
+    "	iretq\n"
+    "5:	ret\n"
+    "4:\n"
     SEQ_END
     SEQ_BEGIN(seq_call)
     "	call 2f\n"
@@ -114,6 +133,8 @@ static const struct expect expects[] = {
 	{ "call/jmp/ret", seq_call, 3 + SEQ_END_INSNS,
 	  { [BR_ALL] = 3, [BR_CALL] = 1, [BR_RET] = 1, [BR_TAKEN] = 3 } },
 	{ "popf clearing TF", seq_popf, 5 + SEQ_END_INSNS, { 0 } },
+	{ "iretq onto a ret", seq_iret_ret, 11 + SEQ_END_INSNS,
+	  { [BR_ALL] = 2, [BR_RET] = 1, [BR_TAKEN] = 1, [BR_FAR] = 1 } },
 };
 
 static struct pmu_cfg cfg;

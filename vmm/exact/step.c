@@ -347,8 +347,30 @@ static void exact_handler_unstepped(struct vcpu *vcpu)
  */
 #define CATCH_UP_MAX	4
 
+/*
+ * The first instruction caught up is a near RET or an indirect near CALL
+ * that went to `to`: the stack shows it (the return address just popped
+ * sits below RSP, the one just pushed at RSP). Only where it is the one
+ * instruction of the step: nothing else could have moved RIP there.
+ */
+static bool exact_indirect_went_to(struct vcpu *vcpu, const struct paging_state *ps,
+				   const struct insn *in, uint64_t from, uint64_t to, uint64_t rsp)
+{
+	uint64_t slot;
+
+	if (in->flags & INSN_FAR)
+		return false;
+	if (in->flags & INSN_NEAR_RET)
+		return !guest_linear_read(&vcpu->vm->mem, ps, rsp - 8, &slot, sizeof(slot)) &&
+		       slot == to;
+	if (in->flags & INSN_NEAR_CALL)
+		return !guest_linear_read(&vcpu->vm->mem, ps, rsp, &slot, sizeof(slot)) &&
+		       slot == from + in->len;
+	return false;
+}
+
 static void exact_catch_up(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t from,
-			   uint64_t to)
+			   uint64_t to, uint64_t rsp)
 {
 	struct exact_state *x = vcpu->pmu->exact;
 	struct paging_state ps = sregs_paging(s);
@@ -356,12 +378,18 @@ static void exact_catch_up(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_
 	unsigned int n;
 
 	for (n = 0; n < CATCH_UP_MAX && from != to; n++) {
-		bool taken;
+		bool taken, indirect = false;
 
 		if (icache_fetch(x->icache, &vcpu->vm->mem, &ps, from, sregs_cpl(s) == 3,
-				 cs_mode(s), &in) || (in.flags & INSN_BRANCH && !(in.flags & INSN_RELATIVE)))
+				 cs_mode(s), &in))
 			break;
-		taken = (in.flags & INSN_RELATIVE) && insn_rel_target(&in, from) == to;
+		if (in.flags & INSN_BRANCH && !(in.flags & INSN_RELATIVE)) {
+			indirect = n == 0 && cs_mode(s) == INSN_MODE_64 &&
+				   exact_indirect_went_to(vcpu, &ps, &in, from, to, rsp);
+			if (!indirect)
+				break;
+		}
+		taken = indirect || ((in.flags & INSN_RELATIVE) && insn_rel_target(&in, from) == to);
 		x->insn = in;
 		x->rip = from;
 		x->cpl = sregs_cpl(s);
@@ -391,7 +419,8 @@ static uint64_t gate_target(const uint8_t *idt, unsigned int i)
 	return idt_gate64_target(g);
 }
 
-static void exact_catch_up_event(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t to)
+static void exact_catch_up_event(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t to,
+				 uint64_t rsp)
 {
 	struct exact_state *x = vcpu->pmu->exact;
 	struct paging_state ps = sregs_paging(s);
@@ -416,7 +445,7 @@ static void exact_catch_up_event(struct vcpu *vcpu, const struct kvm_sregs *s, u
 		if (t && t < to && to - t <= INSN_MAX_LEN &&
 		    !icache_fetch(x->icache, &vcpu->vm->mem, &ps, t, false, INSN_MODE_64, &in) &&
 		    !(in.flags & INSN_BRANCH) && t + in.len == to) {
-			exact_catch_up(vcpu, s, t, to);
+			exact_catch_up(vcpu, s, t, to, rsp);
 			return;
 		}
 	}
@@ -507,7 +536,7 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 	if (how == RETIRE_NO || res.event || (x->insn.flags & INSN_TLB))
 		icache_flush_tlb(x->icache);
 	if (res.event)
-		exact_catch_up_event(vcpu, s, r->rip);
+		exact_catch_up_event(vcpu, s, r->rip, r->rsp);
 	if (log_verbosity > 1)
 		pr_debug("vCPU %d: step cpl%u %llx (len %u flags %#x) -> %llx: %s", vcpu->id,
 			 x->cpl, (unsigned long long)x->rip, x->insn.len, x->insn.flags,
@@ -542,7 +571,7 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 		/* It runs free until it comes back. */
 		x->user_runs_uncounted += exact_user_lost(vcpu);
 	} else if (r->rip != x->iret_frame[0] && x->cpl == sregs_cpl(s))
-		exact_catch_up(vcpu, s, x->iret_frame[0], r->rip);
+		exact_catch_up(vcpu, s, x->iret_frame[0], r->rip, r->rsp);
 }
 
 /*
