@@ -99,6 +99,7 @@ static json_object *report_config(const struct pmuvm_config *cfg, const struct v
 	static const struct pmu_host_caps not_probed;
 	const struct pmu_host_caps *caps = vm->pmu ? &vm->pmu->caps : &not_probed;
 	json_object *c = json_object_new_object(), *p = json_object_new_object();
+	json_object *h = json_object_new_object();
 
 	json_object_object_add(c, "image", json_object_new_string(cfg->image));
 	json_object_object_add(c, "mem_bytes", u64_obj(cfg->mem_size));
@@ -131,6 +132,10 @@ static json_object *report_config(const struct pmuvm_config *cfg, const struct v
 	json_object_object_add(p, "kvm_vpmu_disabled", json_object_new_boolean(caps->kvm_vpmu_disabled));
 	json_object_object_add(c, "pmu", p);
 	json_object_object_add(c, "event_filter", report_event_filter(cfg));
+	json_object_object_add(h, "kernel_mode_emulated",
+			       json_object_new_boolean(vm->kernel_mode_emulated));
+	json_object_object_add(h, "kernel_mode_slowdown", u64_obj(vm->kernel_mode_slowdown));
+	json_object_object_add(c, "host", h);
 	return c;
 }
 

@@ -165,6 +165,38 @@ START_TEST(test_report_json)
 }
 END_TEST
 
+/*
+ * pmuvm's start-up probe of guest kernel-mode speed (config.host) against
+ * the guest's own TSC: where pmuvm says KVM emulates CPL0, the guest's
+ * CPL0 loop takes at least 20 times its CPL3 loop (the probe's threshold);
+ * where it says CPL0 runs natively, less. Either kind of host passes; a
+ * probe that misjudges its host fails.
+ */
+START_TEST(test_host_kernel_speed_probe)
+{
+	struct pmuvm_result r;
+	uint64_t cpl0, cpl3;
+	bool emulated;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "-v", "--timeout", "120", guest_path("cpl_speed"));
+	expect_guest_pass(&r, "cpl_speed");
+	emulated = json_object_get_boolean(json_get(r.report, "config.host.kernel_mode_emulated"));
+	cpl0 = expect_guest_value(&r, "cpl0_ticks", 0);
+	cpl3 = expect_guest_value(&r, "cpl3_ticks", 0);
+	ck_assert_msg(cpl3 > 0, "cpl3 loop took no time");
+	ck_assert_msg(emulated == (cpl0 >= 20 * cpl3),
+		      "probe says kernel mode %s (slowdown %llu), the guest measured cpl0 %llu and cpl3 %llu ticks\n%s",
+		      emulated ? "emulated" : "native",
+		      (unsigned long long)json_u64(r.report, "config.host.kernel_mode_slowdown"),
+		      (unsigned long long)cpl0, (unsigned long long)cpl3, r.err);
+	ck_assert_msg(strstr(r.err, emulated ? "guest kernel mode (CPL0) runs in KVM's instruction emulator"
+					     : "guest kernel mode (CPL0) runs natively"),
+		      "no probe line in -v:\n%s", r.err);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_unhandled_io_logged_once)
 {
 	struct pmuvm_result r;
@@ -200,6 +232,7 @@ static Suite *boot_suite(void)
 	tcase_add_test(tc, test_pmu_msr_gp_without_pmu);
 	tcase_add_test(tc, test_report_json);
 	tcase_add_test(tc, test_unhandled_io_logged_once);
+	tcase_add_test(tc, test_host_kernel_speed_probe);
 	suite_add_tcase(s, tc);
 	return s;
 }

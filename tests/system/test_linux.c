@@ -55,6 +55,31 @@ static void drop_cr(char *s)
 }
 
 /*
+ * NULL where this host's KVM runs guest kernel mode natively, else why a
+ * Linux boot is not tried here: where KVM emulates CPL0 (kvm_pvm) a boot
+ * takes many minutes, so the lab runs these tests. Asked of pmuvm itself
+ * (its start-up probe, the report's config.host), once per test process.
+ */
+static const char *linux_boot_unsuitable(void)
+{
+	static char why[256];
+	static int known;
+	struct pmuvm_result r;
+
+	if (known)
+		return why[0] ? why : NULL;
+	known = 1;
+	pmuvm_run(&r, guest_path("boot"));
+	ck_assert_msg(r.report, "boot guest: no report (status %d)\n%s", r.status, r.err);
+	if (json_object_get_boolean(json_get(r.report, "config.host.kernel_mode_emulated")))
+		snprintf(why, sizeof(why),
+			 "this host's KVM emulates guest kernel mode (config.host.kernel_mode_slowdown %llu): a Linux boot takes many minutes here; make check-lab runs it",
+			 (unsigned long long)json_u64(r.report, "config.host.kernel_mode_slowdown"));
+	pmuvm_result_free(&r);
+	return why[0] ? why : NULL;
+}
+
+/*
  * Packs the initramfs (tests/linux/mkinitramfs, with perf when `perf`) and
  * boots it with `pmu` under pmuvm, the init ending the machine as `end`
  * says. False (after printing SKIP) if the image cannot be built here.
@@ -62,8 +87,13 @@ static void drop_cr(char *s)
 static bool linux_boot(struct pmuvm_result *r, const char *pmu, bool perf, const char *end)
 {
 	char initrd[512], kernel[4096], append[256];
+	const char *unsuitable = linux_boot_unsuitable();
 	char *nl;
 
+	if (unsuitable) {
+		printf("SKIP: Linux boot: %s\n", unsuitable);
+		return false;
+	}
 	snprintf(initrd, sizeof(initrd), "%s", tmp_path(perf ? "perf.cpio" : "linux.cpio"));
 	if (perf)
 		cmd_run_args(r, "tests/linux/mkinitramfs", "--perf", initrd);

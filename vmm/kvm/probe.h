@@ -14,6 +14,11 @@ int kvm_probe_user_step(int kvm_fd, bool *can_step);
 int kvm_probe_rdpmc(int kvm_fd, bool *answered_by_kvm);
 /* Does single-stepping follow an exception into its handler? */
 int kvm_probe_handler_step(int kvm_fd, bool *steps_into);
+/*
+ * Does KVM emulate guest kernel mode (CPL0) instead of running it natively?
+ * *slowdown: how many times longer the same loop took at CPL0 than at CPL3.
+ */
+int kvm_probe_kernel_speed(int kvm_fd, bool *emulated, unsigned int *slowdown);
 /* Do execution breakpoints (KVM_GUESTDBG_USE_HW_BP) fire? */
 int kvm_probe_hw_breakpoint(int kvm_fd, bool *fires);
 

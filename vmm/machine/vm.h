@@ -55,6 +55,8 @@ struct vm {
 
 	struct kvm_cpuid2 *supported_cpuid;
 	uint64_t tsc_khz;		/* KVM_GET_TSC_KHZ of the first vCPU */
+	bool kernel_mode_emulated;	/* KVM emulates guest CPL0 (kvm/probe.h) */
+	unsigned int kernel_mode_slowdown;	/* CPL0 time / CPL3 time of one loop */
 
 	struct vcpu *vcpus;
 	unsigned int nr_vcpus;
