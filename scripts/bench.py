@@ -166,7 +166,8 @@ def bench_msr(tsc_khz):
     res["ratio_wr_net"] = (med("pmu_wr") - 5 * i) / (med("kvm_wr") - 5 * i)
     funcs = ("TOTAL", "vcpu_thread", "pmu_msr", "rdpmc_before_run", "clock_before_run",
              "exact_before_run")
-    ir, nexits = callgrind_diff("bench_msr", "n=100 reps=1", "n=200 reps=1", msr_exits, funcs)
+    ir, nexits = callgrind_diff("bench_msr", "n=100 reps=1 quiet=1", "n=200 reps=1 quiet=1",
+                               msr_exits, funcs)
     res["callgrind_ir_per_exit"] = ir
     res["callgrind_exits"] = nexits
     return res

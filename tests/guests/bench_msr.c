@@ -9,7 +9,9 @@
  * emulates (README, "Platform notes"): the loop and the MSR instruction
  * themselves cost emulation time; "empty" is that loop without the access.
  *
- * Args: n= accesses per block (default 2000), reps= (default 5).
+ * Args: n= accesses per block (default 2000), reps= (default 5), quiet=1
+ * (no output: two callgrind runs that differ in n then differ only in MSR
+ * exits, not in the console output's length).
  * Output: "bench: msr rep=R n=N kvm_msr=M empty=T pmu_rd=T kvm_rd=T
  * pmu_wr=T kvm_wr=T" in TSC ticks per block, for scripts/bench.py.
  */
@@ -48,11 +50,12 @@ static uint64_t time_wrmsr(uint32_t msr, uint64_t n)
 int main(void)
 {
 	struct pmu_cfg cfg = pmu_cfg_read();
-	uint64_t n = 2000, reps = 5, v;
+	uint64_t n = 2000, reps = 5, quiet = 0, v;
 	uint32_t kvm_msr = MSR_IA32_TSC_AUX;
 
 	mbi_arg_u64("n", &n);
 	mbi_arg_u64("reps", &reps);
+	mbi_arg_u64("quiet", &quiet);
 	GUEST_ASSERT(cfg.version >= 1 && cfg.nr_gp >= 1 && n > 0);
 	/* TSC_AUX exists only with RDTSCP/RDPID; SYSENTER_ESP always does. */
 	if (rdmsr_safe(kvm_msr, &v) || wrmsr_safe(kvm_msr, 0))
@@ -76,10 +79,12 @@ int main(void)
 			kw = time_wrmsr(kvm_msr, n);
 		}
 
-		printf("bench: msr rep=%llu n=%llu kvm_msr=%#x empty=%llu pmu_rd=%llu kvm_rd=%llu "
-		       "pmu_wr=%llu kvm_wr=%llu\n", (unsigned long long)r, (unsigned long long)n,
-		       kvm_msr, (unsigned long long)e, (unsigned long long)pr,
-		       (unsigned long long)kr, (unsigned long long)pw, (unsigned long long)kw);
+		if (!quiet)
+			printf("bench: msr rep=%llu n=%llu kvm_msr=%#x empty=%llu pmu_rd=%llu kvm_rd=%llu "
+			       "pmu_wr=%llu kvm_wr=%llu\n", (unsigned long long)r,
+			       (unsigned long long)n, kvm_msr, (unsigned long long)e,
+			       (unsigned long long)pr, (unsigned long long)kr,
+			       (unsigned long long)pw, (unsigned long long)kw);
 	}
 	GUEST_ASSERT_EQ(rdmsr(MSR_IA32_PMC0), 0);
 	return 0;

@@ -168,27 +168,36 @@ static void pmu_before_run(struct vcpu *vcpu)
 }
 
 /*
- * Every MSR the filter routes here is the model's. A write is checked,
- * then the counting sources count the WRMSR itself with the counters as
- * they were (the one that enables counting is not counted, the one that
- * disables it is), then it is committed.
+ * A write is checked, then the counting sources count the WRMSR itself
+ * with the counters as they were (the one that enables counting is not
+ * counted, the one that disables it is), then it is committed. Out of
+ * line: a read, the commoner exit, then needs no frame.
  */
-static int pmu_msr(struct vcpu *vcpu, uint32_t index, bool is_write, uint64_t *data)
+static __attribute__((noinline)) int pmu_wrmsr(struct vcpu *vcpu, uint32_t index, uint64_t data)
 {
 	struct vcpu_pmu *p = vcpu->pmu;
 	struct vpmu_checked_write w;
 	unsigned int i;
 
-	rdpmc_watch_msr_access(vcpu);
-	if (!is_write)
-		return vpmu_rdmsr(&p->model, index, data);
-	if (vpmu_wrmsr_check(&p->model, index, *data, &w))
+	if (vpmu_wrmsr_check(&p->model, index, data, &w))
 		return 1;
 	/* Only a source that single-steps counts instructions one by one. */
 	for (i = 0; vcpu->dbg.applied_step && i < p->nr_wrmsr_retires; i++)
 		p->wrmsr_retires[i](vcpu);
-	vpmu_wrmsr_commit(&p->model, &w, *data);
+	vpmu_wrmsr_commit(&p->model, &w, data);
 	return 0;
+}
+
+/* Every MSR the filter routes here is the model's. */
+static int pmu_msr(struct vcpu *vcpu, uint32_t index, bool is_write, uint64_t *data)
+{
+	struct vcpu_pmu *p = vcpu->pmu;
+
+	if (p->rdpmc_watch.on)
+		rdpmc_watch_msr_access(vcpu);
+	if (!is_write)
+		return vpmu_rdmsr(&p->model, index, data);
+	return pmu_wrmsr(vcpu, index, *data);
 }
 
 const struct vcpu_feature pmu_feature = {

@@ -105,7 +105,7 @@ static uint64_t gp_handler(struct vcpu *vcpu, const struct kvm_sregs *s)
 	return idt_gate64_target(g);
 }
 
-static void rdpmc_before_run(struct vcpu *vcpu)
+static __attribute__((noinline)) void rdpmc_check_gate(struct vcpu *vcpu)
 {
 	struct rdpmc_state *st = &vcpu->pmu->rdpmc;
 	struct kvm_sregs *s;
@@ -129,6 +129,23 @@ static void rdpmc_before_run(struct vcpu *vcpu)
 	if (err && vcpu_warn_once(vcpu, LOG_ONCE_RDPMC_BP_SET))
 		pr_warn("vCPU %d: cannot set the RDPMC breakpoint: %s; guest RDPMC will #GP",
 			vcpu->id, strerror(-err));
+}
+
+/*
+ * Before every KVM_RUN: the breakpoint follows the guest's #GP gate. Most
+ * exits (an MSR exit among them) leave the IDT where it was and cannot have
+ * changed the gate's bytes: that is told from the sync registers alone,
+ * without the full check's frame.
+ */
+static void rdpmc_before_run(struct vcpu *vcpu)
+{
+	const struct rdpmc_state *st = &vcpu->pmu->rdpmc;
+	const struct kvm_sregs *s = &vcpu->run->s.regs.sregs;
+
+	if (vcpu->sync_sregs && !vcpu->dbg.step_once && s->idt.base == st->idt_base &&
+	    s->idt.limit == st->idt_limit && !slow_exit(vcpu))
+		return;
+	rdpmc_check_gate(vcpu);
 }
 
 /* The segment register state for selector `sel` from the guest's GDT. */

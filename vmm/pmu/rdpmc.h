@@ -34,6 +34,7 @@ struct rdpmc_state {
 struct rdpmc_watch {
 	uint32_t window;		/* instructions still to step, looking for an RDPMC */
 	uint32_t quiet;			/* windows since the last new RDPMC */
+	bool on;			/* the feature runs on this vCPU (breakpoints fire) */
 	bool settled;			/* discovery over: no more windows */
 	/* Report. */
 	uint64_t windows, window_steps;	/* windows opened; steps they took */
@@ -42,7 +43,7 @@ struct rdpmc_watch {
 
 struct vcpu;
 
-/* A PMU MSR access exited to pmuvm: open a window if discovery goes on. */
+/* A PMU MSR access exited to pmuvm (where `on`): open a window if discovery goes on. */
 void rdpmc_watch_msr_access(struct vcpu *vcpu);
 /* A window's step ended; the instruction at `rip` was an RDPMC if `rdpmc`. */
 void rdpmc_watch_stepped(struct vcpu *vcpu, uint64_t rip, bool rdpmc);

@@ -38,7 +38,7 @@ void rdpmc_watch_msr_access(struct vcpu *vcpu)
 {
 	struct rdpmc_watch *w = &vcpu->pmu->rdpmc_watch;
 
-	if (!vcpu->vm->pmu->caps.hw_breakpoints || !vcpu->pmu->exact || w->settled)
+	if (w->settled)
 		return;
 	if (!w->window)
 		w->windows++;
@@ -102,6 +102,7 @@ static int rdpmc_watch_vcpu_init(struct vcpu *vcpu)
 {
 	if (!vcpu->vm->cfg->pmu.version || !vcpu->vm->pmu->caps.hw_breakpoints || !vcpu->pmu->exact)
 		return VCPU_FEATURE_OFF;
+	vcpu->pmu->rdpmc_watch.on = true;
 	return 0;
 }
 
