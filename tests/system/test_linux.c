@@ -137,8 +137,8 @@ START_TEST(test_linux_boots_with_pmu)
 		      tail(r.out, 3000));
 	for (const char *const *l = linux_cases[_i].caps; *l; l++)
 		ck_assert_msg(strstr(r.out, *l), "want '%s':\n%s", *l, tail(r.out, 3000));
-	ck_assert_msg(r.status == linux_cases[_i].status, "status %d (want %d)\n%s", r.status,
-		      linux_cases[_i].status, tail(r.err, 2000));
+	ck_assert_msg(r.status == linux_cases[_i].status, "status %d (want %d)\n%s\n%s", r.status,
+		      linux_cases[_i].status, tail(r.out, 3000), tail(r.err, 2000));
 	ck_assert_msg(strstr(r.out, linux_cases[_i].last) || strstr(r.err, linux_cases[_i].last),
 		      "want '%s':\n%s\n%s", linux_cases[_i].last, tail(r.out, 1000), r.err);
 	pmuvm_result_free(&r);
