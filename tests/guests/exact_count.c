@@ -34,11 +34,13 @@ static const uint64_t br_event[NR_BR] = {
 #define SEQ_END_INSNS	4
 
 void seq_nops(void), seq_loop(void), seq_rep(void), seq_call(void), seq_div(void),
-	seq_intn(void), seq_hlt(void), seq_nop_irq(void), seq_popf(void), seq_iret_ret(void);
+	seq_intn(void), seq_hlt(void), seq_nop_irq(void), seq_popf(void), seq_iret_ret(void),
+	seq_pushf(void);
 extern char seq_div_resume[], seq_intn_resume[];
 
 uint8_t rep_src[256], rep_dst[256];
 uint64_t de_stub;		/* IDT vector 0's entry stub, for seq_intn */
+uint64_t saved_rflags;		/* seq_pushf's PUSHF image */
 
 asm(".text\n"
     SEQ_BEGIN(seq_nops)
@@ -82,6 +84,15 @@ asm(".text\n"
     "	iretq\n"
     "5:	ret\n"
     "4:\n"
+    SEQ_END
+    /*
+     * PUSHF while counted: the image it saves must not hold the trap flag
+     * a single-stepping VMM runs with (checked after the sequences, and
+     * POPF'd once counting is off: a leftover TF would trap).
+     */
+    SEQ_BEGIN(seq_pushf)
+    "	pushfq\n"
+    "	popq saved_rflags(%rip)\n"
     SEQ_END
     SEQ_BEGIN(seq_call)
     "	call 2f\n"
@@ -133,6 +144,7 @@ static const struct expect expects[] = {
 	{ "call/jmp/ret", seq_call, 3 + SEQ_END_INSNS,
 	  { [BR_ALL] = 3, [BR_CALL] = 1, [BR_RET] = 1, [BR_TAKEN] = 3 } },
 	{ "popf clearing TF", seq_popf, 5 + SEQ_END_INSNS, { 0 } },
+	{ "pushfq saves no trap flag", seq_pushf, 2 + SEQ_END_INSNS, { 0 } },
 	{ "iretq onto a ret", seq_iret_ret, 11 + SEQ_END_INSNS,
 	  { [BR_ALL] = 2, [BR_RET] = 1, [BR_TAKEN] = 1, [BR_FAR] = 1 } },
 };
@@ -187,17 +199,24 @@ static struct counts run_seq(void (*seq)(void))
  * hosts while stepping.)
  */
 static volatile uint64_t resume_to;
+static volatile bool de_stops_counting;
 
 static void de_hook(struct rt_frame *f)
 {
 	f->rip = resume_to;
+	if (de_stops_counting)
+		wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);
 }
 
 #define IRQ_VECTOR	0x40
 
+static volatile bool irq_stops_counting;
+
 static void irq_handler(struct rt_frame *f)
 {
 	(void)f;
+	if (irq_stops_counting)
+		wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);
 }
 
 static void self_ipi(void)
@@ -229,6 +248,11 @@ int main(void)
 			GUEST_ASSERT_EQ(c.br[b], e->br[b]);
 		}
 	}
+
+	printf("exact_count: pushfq saved rflags %#llx\n", (unsigned long long)saved_rflags);
+	GUEST_ASSERT_EQ(saved_rflags & RFLAGS_TF, 0);
+	asm volatile("pushq %0; popfq; nop" : : "m"(saved_rflags) : "cc", "memory");
+	test_ok("no trap flag in saved rflags");
 
 	/*
 	 * Counters preset 3 short of their wrap count on through it: the
@@ -262,6 +286,7 @@ int main(void)
 	GUEST_ASSERT_EQ(in.br[BR_FAR], ud.br[BR_FAR]);		/* one IRETQ each */
 	GUEST_ASSERT(ud.br[BR_FAR] >= 1);
 
+
 	/*
 	 * HLT retires: with an interrupt pending, STI; HLT and STI; NOP take
 	 * it at the same point, right after the HLT or NOP.
@@ -276,6 +301,19 @@ int main(void)
 	GUEST_ASSERT(c.fixed0 > 3 + SEQ_END_INSNS);	/* the handler ran and counted */
 	GUEST_ASSERT_EQ(in.fixed0, c.fixed0);
 	GUEST_ASSERT_EQ(in.gp1, c.gp1);
+
+	/*
+	 * Handlers that stop counting return through frames pushed while the
+	 * vCPU was stepped: they must hold no trap flag, or their IRETQ would
+	 * trap (#DB, an unexpected exception here) once stepping has ended.
+	 */
+	irq_stops_counting = de_stops_counting = true;
+	self_ipi();
+	(void)run_seq(seq_nop_irq);
+	resume_to = (uint64_t)seq_div_resume;
+	(void)run_seq(seq_div);
+	irq_stops_counting = de_stops_counting = false;
+	test_ok("no trap flag in a stepped event's frame");
 	test_ok("exact_count");
 	return 0;
 }

@@ -92,6 +92,16 @@ int insn_decode(const uint8_t *bytes, size_t avail, enum insn_mode mode, struct 
 	case ZYDIS_MNEMONIC_SYSEXIT:
 		out->flags |= INSN_LOADS_RFLAGS;
 		break;
+	default:
+		break;
+	}
+	switch (zi.mnemonic) {
+	case ZYDIS_MNEMONIC_PUSHF:
+	case ZYDIS_MNEMONIC_PUSHFD:
+	case ZYDIS_MNEMONIC_PUSHFQ:
+	case ZYDIS_MNEMONIC_SYSCALL:
+		out->flags |= INSN_SAVES_RFLAGS;
+		break;
 	case ZYDIS_MNEMONIC_INVLPG:
 	case ZYDIS_MNEMONIC_INVLPGA:
 	case ZYDIS_MNEMONIC_INVPCID:

@@ -34,6 +34,8 @@ enum insn_mode {
 #define INSN_LOADS_RFLAGS (1u << 12)
 /* Invalidates TLB entries: INVLPG, INVLPGA, INVPCID (SDM vol. 3A 4.10.4.1). */
 #define INSN_TLB	(1u << 13)
+/* Saves RFLAGS where the guest keeps it: PUSHF at [RSP], SYSCALL in R11. */
+#define INSN_SAVES_RFLAGS (1u << 14)
 
 struct insn {
 	uint8_t len;

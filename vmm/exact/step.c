@@ -491,6 +491,57 @@ static bool exact_rdpmc_fixup(struct vcpu *vcpu, struct kvm_regs *r)
 	return false;
 }
 
+/* Clears TF in the RFLAGS image the guest keeps at `la`; true if it was set. */
+static bool exact_untrace_slot(struct vcpu *vcpu, const struct paging_state *ps, uint64_t la)
+{
+	uint64_t v;
+
+	if (guest_linear_read(&vcpu->vm->mem, ps, la, &v, sizeof(v)) || !(v & X86_RFLAGS_TF))
+		return false;
+	v &= ~X86_RFLAGS_TF;
+	return !guest_linear_write(&vcpu->vm->mem, ps, la, &v, sizeof(v));
+}
+
+/*
+ * pmuvm's trap flag must never reach what the guest saves. While stepping,
+ * KVM keeps RFLAGS.TF set, so a stepped PUSHF or SYSCALL (R11), and the
+ * frame of an event delivered in a step, carry it; the POPF, SYSRET or IRET
+ * that restores it after stepping has ended would trap into the guest (on
+ * kvm_pvm the emulator queues that #DB to the guest directly, where no exit
+ * can catch it: guest_debug.h's catch_db works only on VMX/SVM). Cleared
+ * where the step left it; while stepping goes on, the instruction that
+ * restores it is followed by a re-arm (exact_prepare_step). A guest's own
+ * TF under stepping is not told apart: pmuvm's stepping owns TF.
+ */
+static void exact_untrace(struct vcpu *vcpu, struct kvm_regs *r, const struct kvm_sregs *s,
+			  const struct step_result *res, enum retire how)
+{
+	struct exact_state *x = vcpu->pmu->exact;
+	struct paging_state ps;
+	bool cleared = false;
+
+	if (cs_mode(s) != INSN_MODE_64)
+		return;
+	ps = sregs_paging(s);
+	if (res->event && res->frame_valid) {
+		/* [err,] RIP, CS, RFLAGS: retire_decide() matched the CS slot. */
+		if ((uint16_t)res->frame[1] == x->cs)
+			cleared = exact_untrace_slot(vcpu, &ps, r->rsp + 16);
+		else if ((uint16_t)res->frame[2] == x->cs)
+			cleared = exact_untrace_slot(vcpu, &ps, r->rsp + 24);
+	} else if (how != RETIRE_NO && (x->insn.flags & INSN_SAVES_RFLAGS)) {
+		if (x->insn.flags & INSN_FAR) {		/* SYSCALL: RFLAGS in R11 */
+			if (r->r11 & X86_RFLAGS_TF) {
+				r->r11 &= ~X86_RFLAGS_TF;
+				cleared = !vcpu_state_changed_stepping(vcpu);
+			}
+		} else {
+			cleared = exact_untrace_slot(vcpu, &ps, r->rsp);
+		}
+	}
+	x->tf_untraced += cleared;
+}
+
 static bool is_step_exit(const struct vcpu *vcpu)
 {
 	const struct kvm_run *run = vcpu->run;
@@ -537,6 +588,8 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 		icache_flush_tlb(x->icache);
 	if (res.event)
 		exact_catch_up_event(vcpu, s, r->rip, r->rsp);
+	if (res.event || (x->insn.flags & INSN_SAVES_RFLAGS))
+		exact_untrace(vcpu, r, s, &res, how);
 	if (log_verbosity > 1)
 		pr_debug("vCPU %d: step cpl%u %llx (len %u flags %#x) -> %llx: %s", vcpu->id,
 			 x->cpl, (unsigned long long)x->rip, x->insn.len, x->insn.flags,

@@ -25,6 +25,7 @@
 #define PTE_PCD		0x010
 #define PTE_PS		0x080	/* 2 MiB page in a PDE */
 
+#define RFLAGS_TF	(1u << 8)
 #define RFLAGS_IF	(1u << 9)
 
 #endif
