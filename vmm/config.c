@@ -47,6 +47,9 @@ static const char usage_text[] =
 "                         or from retired instructions x --cpi (model: stepped,\n"
 "                         deterministic)\n"
 "  --cpi X                cycles per instruction for --cycles model (default 1.0)\n"
+"  --exact on|off         instructions and branches counted exactly by single-\n"
+"                         stepping (on, default), or not offered (off: the guest\n"
+"                         runs at full speed; Intel's CPUID marks them unavailable)\n"
 "  --event-filter FILE    allow/deny list of events, as KVM_SET_PMU_EVENT_FILTER\n"
 "  --pebs on|off          DS save area and PEBS records (default on; needs\n"
 "                         --pmu-version 2 or later, else off)\n"
@@ -64,6 +67,7 @@ enum {
 	OPT_REPORT, OPT_PROFILE, OPT_PMU_VERSION, OPT_GP_COUNTERS, OPT_GP_WIDTH,
 	OPT_FIXED_COUNTERS, OPT_FULL_WIDTH, OPT_CPU_MHZ, OPT_CYCLES, OPT_CPI, OPT_VERSION,
 	OPT_EVENT_FILTER, OPT_PEBS, OPT_PEBS_FORMAT, OPT_PMU, OPT_CPU_VENDOR, OPT_INITRD,
+	OPT_EXACT,
 };
 
 static const struct option long_opts[] = {
@@ -86,6 +90,7 @@ static const struct option long_opts[] = {
 	{ "cpu-mhz",		required_argument, NULL, OPT_CPU_MHZ },
 	{ "cycles",		required_argument, NULL, OPT_CYCLES },
 	{ "cpi",		required_argument, NULL, OPT_CPI },
+	{ "exact",		required_argument, NULL, OPT_EXACT },
 	{ "event-filter",	required_argument, NULL, OPT_EVENT_FILTER },
 	{ "pebs",		required_argument, NULL, OPT_PEBS },
 	{ "pebs-format",	required_argument, NULL, OPT_PEBS_FORMAT },
@@ -183,6 +188,7 @@ static void config_defaults(struct pmuvm_config *cfg)
 	cfg->nr_cpus = 1;
 	cfg->cycles = CYCLES_CLOCK;
 	cfg->cpi = 1.0;
+	cfg->exact = true;
 	cfg->pmu.version = 5;
 	cfg->pmu.nr_gp = 8;
 	cfg->pmu.gp_width = 48;
@@ -323,6 +329,8 @@ static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, struct 
 	case OPT_EVENT_FILTER:
 		cfg->event_filter_path = arg;
 		return 0;
+	case OPT_EXACT:
+		return parse_onoff("--exact", arg, &cfg->exact);
 	case OPT_PEBS:
 		pebs->set = true;
 		return parse_onoff("--pebs", arg, &pebs->on);
@@ -493,6 +501,10 @@ int config_parse(struct pmuvm_config *cfg, int argc, char **argv)
 		return -EINVAL;
 	}
 	cfg->image = argv[optind];
+	if (!cfg->exact && cfg->cycles == CYCLES_MODEL) {
+		pr_err("--cycles model: counts cycles from single-stepped instructions, which --exact off turns off");
+		return -EINVAL;
+	}
 	if (config_pmu(cfg, &o))
 		return -EINVAL;
 	if (cfg->event_filter_path && event_filter_load(cfg->event_filter_path, &cfg->event_filter))

@@ -40,6 +40,12 @@ struct pmuvm_config {
 	uint64_t cpu_khz;		/* 0: the vCPU's TSC frequency */
 	enum cycles_mode cycles;
 	double cpi;
+	/*
+	 * --exact on (default): instructions and branches, counted by single-
+	 * stepping. off: not offered (Intel's CPUID.0AH marks them unavailable),
+	 * so a guest's counters cost nothing (README, "Where counts come from").
+	 */
+	bool exact;
 	const char *event_filter_path;	/* NULL: no filter */
 	struct vpmu_filter event_filter;	/* loaded from it by config_parse() */
 	/*

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "expect.h"
+#include "pmu/events.h"
 #include "pmuvm_run.h"
 #include "suite.h"
 
@@ -190,6 +191,57 @@ START_TEST(test_exact_costs_nothing_unused)
 }
 END_TEST
 
+/* How often `needle` occurs in `s`. */
+static unsigned int occurrences(const char *s, const char *needle)
+{
+	unsigned int n = 0;
+
+	for (; (s = strstr(s, needle)); s += strlen(needle))
+		n++;
+	return n;
+}
+
+/*
+ * --exact on|off (README, "Where counts come from"): on, the exact_off
+ * guest's loop counts 2005 instructions and 1000 branches and CPUID.0AH
+ * offers both (EBX bits 1 and 5 clear); off, CPUID marks both unavailable,
+ * the counters read 0, nothing is stepped, pmuvm says once per event that
+ * it does not count it, and core cycles still count.
+ */
+START_TEST(test_exact_on_off)
+{
+	static const char *const warn[] = {
+		"the guest counts instructions, which pmuvm does not count here (--exact off",
+		"the guest counts branches, which pmuvm does not count here (--exact off",
+	};
+	struct pmuvm_result r;
+	uint64_t ebx;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--timeout", "60", guest_path("exact_off"));
+	expect_guest_pass(&r, "exact_off");
+	ebx = expect_guest_value(&r, "cpuid_0a_ebx", 0);
+	ck_assert_uint_eq(ebx & (1u << 1 | 1u << 5), 0);
+	ck_assert_uint_eq(expect_guest_value(&r, "instructions", 0), 2005);
+	ck_assert_uint_eq(expect_guest_value(&r, "branches", 0), 1000);
+	ck_assert_ptr_null(strstr(r.err, "which pmuvm does not count"));
+	pmuvm_result_free(&r);
+
+	pmuvm_run(&r, "--exact", "off", "--timeout", "60", guest_path("exact_off"));
+	expect_guest_pass(&r, "exact_off --exact off");
+	ck_assert_uint_eq(expect_guest_value(&r, "cpuid_0a_ebx", 0), ebx | 1u << 1 | 1u << 5);
+	ck_assert_uint_eq(expect_guest_value(&r, "instructions", 0), 0);
+	ck_assert_uint_eq(expect_guest_value(&r, "branches", 0), 0);
+	ck_assert(expect_guest_value(&r, "cycles", 0) > 0);
+	for (unsigned int i = 0; i < 2; i++)
+		ck_assert_msg(occurrences(r.err, warn[i]) == 1, "want '%s' once:\n%s", warn[i], r.err);
+	ck_assert_uint_eq(json_u64(r.report, "vcpus.0.exits.debug"), 0);
+	ck_assert_uint_eq(json_u64(r.report, "config.pmu.available_events") &
+			  (1u << PMU_EV_INSTRUCTIONS | 1u << PMU_EV_BRANCHES), 0);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 static Suite *exact_suite(void)
 {
 	Suite *s = suite_create("exact");
@@ -202,6 +254,7 @@ static Suite *exact_suite(void)
 	tcase_add_test(tc, test_exact_user_mode_honesty);
 	tcase_add_test(tc, test_exact_costs_nothing_unused);
 	tcase_add_test(tc, test_exact_rdpmc_unmodified_guest);
+	tcase_add_test(tc, test_exact_on_off);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -248,6 +248,14 @@ START_TEST(test_unavailable_event)
 	ck_assert(!vpmu_counts_event(&pmu, PMU_EV_NONE));
 	ck_assert_uint_eq(vpmu_events_to_overflow(&pmu, PMU_EV_NR, 0), UINT64_MAX);
 	ck_assert_uint_eq(gp(&pmu, 1), 4);
+	/* Enabled but unavailable, for the glue to say (GP 0 and fixed 0 alike). */
+	ck_assert_uint_eq(pmu.unavailable_enabled, 1u << PMU_EV_INSTRUCTIONS);
+	wr(&pmu, MSR_IA32_PERF_GLOBAL_CTRL, 0x2 | GLOBAL_CTRL_FIXED(0));
+	ck_assert_uint_eq(pmu.unavailable_enabled, 1u << PMU_EV_INSTRUCTIONS);
+	/* An event select that is no known event is not one to name. */
+	wr(&pmu, MSR_IA32_PERFEVTSEL0 + 2, 0xff | EN_ALL);
+	wr(&pmu, MSR_IA32_PERF_GLOBAL_CTRL, 0x6);
+	ck_assert_uint_eq(pmu.unavailable_enabled, 0);
 }
 END_TEST
 

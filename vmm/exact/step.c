@@ -59,6 +59,8 @@ static uint32_t exact_events(const struct pmuvm_config *cfg)
 {
 	uint32_t ev = EXACT_EVENTS;
 
+	if (!cfg->exact)
+		return 0;
 	if (cfg->cycles == CYCLES_MODEL)
 		ev |= (1u << PMU_EV_CORE_CYCLES) | (1u << PMU_EV_REF_CYCLES);
 	return ev;

@@ -28,6 +28,16 @@ static bool event_available(const struct vpmu *pmu, enum pmu_arch_event ev)
 	return ev >= 0 && ev < PMU_EV_NR && (pmu->cfg.available_events & BIT_ULL(ev));
 }
 
+/*
+ * An enabled counter programmed with a known event that this configuration
+ * does not offer: it counts nothing, and the glue may say so.
+ */
+static void unavailable(struct vpmu *pmu, enum pmu_arch_event ev)
+{
+	if (ev >= 0 && ev < PMU_EV_NR)
+		pmu->unavailable_enabled |= 1u << ev;
+}
+
 /* The per-cycle condition of docs/intel-pmu.md 3.2 for c = 1 (counters.c). */
 static bool cmask_cond(uint64_t ctl)
 {
@@ -60,7 +70,11 @@ static void reprogram_gp(struct vpmu *pmu, unsigned int i, bool off)
 	if (pmu->cfg.version >= 2 && !(pmu->global_ctrl & BIT_ULL(i)))
 		return;
 	ev = pmu->vendor->decode_event(ctl);
-	if (!event_available(pmu, ev) || !cmask_cond(ctl))
+	if (!event_available(pmu, ev)) {
+		unavailable(pmu, ev);
+		return;
+	}
+	if (!cmask_cond(ctl))
 		return;
 	/* A denied event counts nothing; the guest still programs and reads it. */
 	if (!vpmu_filter_gp_allowed(pmu->filter, ctl))
@@ -82,7 +96,11 @@ static void reprogram_fixed(struct vpmu *pmu, unsigned int i, bool off)
 		pmu->pmi_counters |= GLOBAL_CTRL_FIXED(i);
 	if (off || !(pmu->global_ctrl & GLOBAL_CTRL_FIXED(i)))
 		return;
-	if (!event_available(pmu, ev) || !vpmu_filter_fixed_allowed(pmu->filter, i))
+	if (!event_available(pmu, ev)) {
+		unavailable(pmu, ev);
+		return;
+	}
+	if (!vpmu_filter_fixed_allowed(pmu->filter, i))
 		return;
 	program(pmu, PMC_IDX_FIXED + i, ev, ctrl & FIXED_CTRL_OS(i), ctrl & FIXED_CTRL_USR(i));
 }
@@ -96,6 +114,7 @@ void vpmu_reprogram(struct vpmu *pmu)
 	memset(pmu->counting, 0, sizeof(pmu->counting));
 	pmu->pmi_counters = 0;
 	pmu->edge_counters = 0;
+	pmu->unavailable_enabled = 0;
 	for (i = 0; i < pmu->cfg.nr_gp; i++)
 		reprogram_gp(pmu, i, off);
 	for (i = 0; i < pmu->cfg.nr_fixed; i++)

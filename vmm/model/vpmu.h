@@ -105,6 +105,7 @@ struct vpmu {
 	uint64_t counting[2][PMU_EV_NR];
 	uint32_t events_at[2];
 	uint64_t pmi_counters;		/* INT / fixed PMI set: an overflow requests a PMI */
+	uint32_t unavailable_enabled;	/* events enabled on some counter but not available */
 	uint64_t edge_counters;		/* counting with EVTSEL.E, edge still to come */
 
 	/* Statistics for the report. */

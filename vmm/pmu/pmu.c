@@ -168,6 +168,24 @@ static void pmu_before_run(struct vcpu *vcpu)
 }
 
 /*
+ * A guest that enables a counter for an event no source here counts (one
+ * CPUID.0AH marks unavailable on Intel; instructions and branches under
+ * --exact off) reads 0 from it: said once per event, so a profile of zeros
+ * is never silent (an AMD guest has no CPUID bit to tell it).
+ */
+static __attribute__((noinline)) void pmu_say_unavailable(struct vcpu *vcpu, uint32_t events)
+{
+	uint32_t said = __atomic_fetch_or(&vcpu->vm->pmu->unavailable_said, events,
+					  __ATOMIC_RELAXED);
+
+	for (int ev = 0; ev < PMU_EV_NR; ev++)
+		if ((events & ~said) & (1u << ev))
+			pr_warn("the guest counts %s, which pmuvm does not count here%s: it stays 0",
+				pmu_event_name(ev), vcpu->vm->cfg->exact ? "" :
+				" (--exact off leaves out instructions and branches)");
+}
+
+/*
  * A write is checked, then the counting sources count the WRMSR itself
  * with the counters as they were (the one that enables counting is not
  * counted, the one that disables it is), then it is committed. Out of
@@ -185,6 +203,8 @@ static __attribute__((noinline)) int pmu_wrmsr(struct vcpu *vcpu, uint32_t index
 	for (i = 0; vcpu->dbg.applied_step && i < p->nr_wrmsr_retires; i++)
 		p->wrmsr_retires[i](vcpu);
 	vpmu_wrmsr_commit(&p->model, &w, data);
+	if (p->model.unavailable_enabled & ~vcpu->vm->pmu->unavailable_said)
+		pmu_say_unavailable(vcpu, p->model.unavailable_enabled);
 	return 0;
 }
 

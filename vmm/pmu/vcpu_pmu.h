@@ -36,6 +36,7 @@ struct vm_pmu {
 	struct pmu_host_caps caps;
 	bool user_uncounted_warned;	/* said once per VM (exact/) */
 	bool handler_uncounted_warned;
+	uint32_t unavailable_said;	/* events said to count nothing (pmu.c) */
 };
 
 struct vcpu_pmu {
