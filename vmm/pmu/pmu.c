@@ -175,9 +175,11 @@ static void pmu_before_run(struct vcpu *vcpu)
  */
 static __attribute__((noinline)) void pmu_say_unavailable(struct vcpu *vcpu, uint32_t events)
 {
-	uint32_t said = __atomic_fetch_or(&vcpu->vm->pmu->unavailable_said, events,
-					  __ATOMIC_RELAXED);
+	uint32_t said = __atomic_load_n(&vcpu->vm->pmu->unavailable_said, __ATOMIC_RELAXED);
 
+	if (!(events & ~said))
+		return;
+	said = __atomic_fetch_or(&vcpu->vm->pmu->unavailable_said, events, __ATOMIC_RELAXED);
 	for (int ev = 0; ev < PMU_EV_NR; ev++)
 		if ((events & ~said) & (1u << ev))
 			pr_warn("the guest counts %s, which pmuvm does not count here%s: it stays 0",
@@ -203,7 +205,7 @@ static __attribute__((noinline)) int pmu_wrmsr(struct vcpu *vcpu, uint32_t index
 	for (i = 0; vcpu->dbg.applied_step && i < p->nr_wrmsr_retires; i++)
 		p->wrmsr_retires[i](vcpu);
 	vpmu_wrmsr_commit(&p->model, &w, data);
-	if (p->model.unavailable_enabled & ~vcpu->vm->pmu->unavailable_said)
+	if (p->model.unavailable_enabled)
 		pmu_say_unavailable(vcpu, p->model.unavailable_enabled);
 	return 0;
 }
