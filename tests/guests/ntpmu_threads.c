@@ -9,8 +9,10 @@
  * Checked: every call succeeds; Size/Version/HwCountersCount as asked; a
  * thread's counter grew while it ran and the threads of one CPU together
  * never exceed what that CPU's counter counted (per-thread values are kept
- * across context switches, not shared); context switches are counted; the
- * sleep shows up in WaitReasonBitMap as DelayExecution.
+ * across context switches, not shared); ContextSwitchCount is exactly the
+ * runtime's switch-ins since EnableThreadProfiling (at least one: the sleep;
+ * whether a yield switches depends on where the other thread's sleep ends
+ * against the tick); the sleep shows up in WaitReasonBitMap as DelayExecution.
  */
 #include <rt.h>
 #include <rt/alloc.h>
@@ -30,6 +32,8 @@ struct worker {
 	int cpu;
 	HANDLE h;
 	DWORD enable_err, read_err, disable_err;
+	/* the runtime's switch-ins of this thread: after enable, around the read */
+	uint32_t sw_enabled, sw_before_read, sw_after_read;
 	PERFORMANCE_DATA pd;
 };
 
@@ -64,6 +68,7 @@ static void worker_main(void *arg)
 					      0x1, &w->h);
 	if (w->enable_err)
 		return;
+	w->sw_enabled = rt_thread_context_switches(rt_thread_current());
 	for (int i = 0; i < ROUNDS; i++) {
 		rt_run_user(user_spin, SPIN_TICKS);
 		if (i == 1)
@@ -71,7 +76,9 @@ static void worker_main(void *arg)
 		else
 			rt_yield();
 	}
+	w->sw_before_read = rt_thread_context_switches(rt_thread_current());
 	rt_run_user(user_read, (uint64_t)w);
+	w->sw_after_read = rt_thread_context_switches(rt_thread_current());
 	w->disable_err = DisableThreadProfiling(w->h);
 }
 
@@ -122,16 +129,20 @@ int main(void)
 		struct worker *w = &workers[i];
 
 		printf("ntpmu_threads: cpu %d thread %d: enable=%u read=%u disable=%u cycles=%llu "
-		       "switches=%u cycle_time=%llu waits=%#llx\n", w->cpu, i, w->enable_err,
-		       w->read_err, w->disable_err, (unsigned long long)w->pd.HwCounters[0].Value,
-		       w->pd.ContextSwitchCount, (unsigned long long)w->pd.CycleTime,
+		       "switches=%u (runtime %u..%u) cycle_time=%llu waits=%#llx\n", w->cpu, i,
+		       w->enable_err, w->read_err, w->disable_err,
+		       (unsigned long long)w->pd.HwCounters[0].Value, w->pd.ContextSwitchCount,
+		       w->sw_before_read - w->sw_enabled, w->sw_after_read - w->sw_enabled,
+		       (unsigned long long)w->pd.CycleTime,
 		       (unsigned long long)w->pd.WaitReasonBitMap);
 		GUEST_ASSERT_EQ(w->enable_err, ERROR_SUCCESS);
 		GUEST_ASSERT_EQ(w->read_err, ERROR_SUCCESS);
 		GUEST_ASSERT_EQ(w->disable_err, ERROR_SUCCESS);
 		GUEST_ASSERT_EQ(w->pd.HwCountersCount, 1);
 		GUEST_ASSERT(w->pd.HwCounters[0].Value > 0);
-		GUEST_ASSERT(w->pd.ContextSwitchCount >= ROUNDS - 1);
+		GUEST_ASSERT(w->pd.ContextSwitchCount >= 1);
+		GUEST_ASSERT(w->pd.ContextSwitchCount >= w->sw_before_read - w->sw_enabled);
+		GUEST_ASSERT(w->pd.ContextSwitchCount <= w->sw_after_read - w->sw_enabled);
 		GUEST_ASSERT(w->pd.CycleTime > 0);
 		GUEST_ASSERT(w->pd.WaitReasonBitMap & (1ull << DelayExecution));
 		sum[w->cpu] += w->pd.HwCounters[0].Value;
