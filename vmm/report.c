@@ -129,6 +129,7 @@ static json_object *report_config(const struct pmuvm_config *cfg, const struct v
 	json_object_object_add(p, "rdpmc_answered_by_kvm", json_object_new_boolean(caps->rdpmc_by_kvm));
 	json_object_object_add(p, "hw_breakpoints_fire", json_object_new_boolean(caps->hw_breakpoints));
 	json_object_object_add(p, "step_follows_events", json_object_new_boolean(caps->handler_step));
+	json_object_object_add(p, "step_holds_interrupts", json_object_new_boolean(caps->block_irq));
 	json_object_object_add(p, "kvm_vpmu_disabled", json_object_new_boolean(caps->kvm_vpmu_disabled));
 	json_object_object_add(c, "pmu", p);
 	json_object_object_add(c, "event_filter", report_event_filter(cfg));
@@ -197,6 +198,8 @@ static json_object *report_vcpu_exact(const struct vcpu *vcpu)
 	json_object_object_add(o, "rdpmc_corrected", u64_obj(x->rdpmc_fixed));
 	json_object_object_add(o, "rdpmc_faulted", u64_obj(x->rdpmc_faulted));
 	json_object_object_add(o, "handler_runs_uncounted", u64_obj(x->handler_runs_uncounted));
+	json_object_object_add(o, "handler_entries_followed", u64_obj(x->follow.entries));
+	json_object_object_add(o, "interrupts_let_in", u64_obj(x->follow.let_in_count));
 	if (x->icache) {
 		json_object_object_add(o, "icache_hits", u64_obj(x->icache->hits));
 		json_object_object_add(o, "icache_misses", u64_obj(x->icache->misses));

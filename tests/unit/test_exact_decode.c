@@ -83,6 +83,39 @@ START_TEST(test_decode_invalid)
 }
 END_TEST
 
+/* The vector each instruction raises by what it is (decode.h: INSN_NO_FAULT_VEC if none). */
+static const struct {
+	const char *name;
+	uint8_t bytes[4];
+	int fault_vec;
+} fault_cases[] = {
+	{ "div ecx", { 0xf7, 0xf1 }, 0 },
+	{ "idiv byte [rax]", { 0xf6, 0x38 }, 0 },
+	{ "int3", { 0xcc }, 3 },
+	{ "int 0x80", { 0xcd, 0x80 }, 0x80 },
+	{ "int 0xfe", { 0xcd, 0xfe }, 0xfe },
+	{ "ud2", { 0x0f, 0x0b }, 6 },
+	{ "rdpmc", { 0x0f, 0x33 }, 13 },
+	{ "rdmsr", { 0x0f, 0x32 }, 13 },
+	{ "wrmsr", { 0x0f, 0x30 }, 13 },
+	{ "hlt (privileged)", { 0xf4 }, 13 },
+	{ "mov cr3, rax (privileged)", { 0x0f, 0x22, 0xd8 }, 13 },
+	{ "nop", { 0x90 }, INSN_NO_FAULT_VEC },
+	{ "mov eax, [rbx]", { 0x8b, 0x03 }, INSN_NO_FAULT_VEC },
+	{ "syscall", { 0x0f, 0x05 }, INSN_NO_FAULT_VEC },
+};
+
+START_TEST(test_decode_fault_vector)
+{
+	struct insn in;
+
+	ck_assert_msg(insn_decode(fault_cases[_i].bytes, sizeof(fault_cases[_i].bytes),
+				  INSN_MODE_64, &in) == 0, "%s", fault_cases[_i].name);
+	ck_assert_msg(in.fault_vec == fault_cases[_i].fault_vec, "%s: vector %d, want %d",
+		      fault_cases[_i].name, in.fault_vec, fault_cases[_i].fault_vec);
+}
+END_TEST
+
 START_TEST(test_rel_target_wraps_to_operand_size)
 {
 	static const uint8_t je16[] = { 0x74, 0x10 };
@@ -183,6 +216,8 @@ static Suite *exact_decode_suite(void)
 	tcase_add_loop_test(tc, test_decode_classes, 0,
 			    sizeof(decode_cases) / sizeof(decode_cases[0]));
 	tcase_add_test(tc, test_decode_invalid);
+	tcase_add_loop_test(tc, test_decode_fault_vector, 0,
+			    (int)(sizeof(fault_cases) / sizeof(fault_cases[0])));
 	tcase_add_test(tc, test_rel_target_wraps_to_operand_size);
 	tcase_add_checked_fixture(tc2, cache_setup, cache_teardown);
 	tcase_add_test(tc2, test_cache_hit_and_stale);

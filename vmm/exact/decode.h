@@ -37,9 +37,19 @@ enum insn_mode {
 /* Saves RFLAGS where the guest keeps it: PUSHF at [RSP], SYSCALL in R11. */
 #define INSN_SAVES_RFLAGS (1u << 14)
 
+/*
+ * An exception the instruction raises by what it is (SDM vol. 3A 6.15, per
+ * vector): #DE from DIV/IDIV, #BP from INT3, #OF from INTO, #UD from
+ * UD0/UD1/UD2, INT n's vector, #GP from instructions that check privilege
+ * or an MSR/counter index.  INSN_NO_FAULT_VEC: none beyond the #PF or #GP
+ * any memory access may raise.
+ */
+#define INSN_NO_FAULT_VEC	(-1)
+
 struct insn {
 	uint8_t len;
 	uint16_t flags;
+	int16_t fault_vec;
 	int64_t rel;		/* INSN_RELATIVE: displacement from the next RIP */
 	uint8_t addr_bits;	/* operand size of a relative target (16/32/64) */
 };

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "exact/decode.h"
+#include "exact/follow.h"
 
 struct icache;
 struct pmu_source_ops;
@@ -34,6 +35,7 @@ struct exact_state {
 	uint64_t core_khz, ref_khz;	/* --cpu-mhz and the TSC rate, for those */
 	uint64_t last_rip;		/* the last instruction counted retired (eventing IP) */
 	bool rearm;			/* an INSN_LOADS_RFLAGS instruction retired: set TF again */
+	struct follow_state follow;	/* breakpoints on handler entries (follow.c) */
 
 	/* Report. */
 	uint64_t steps, retired, not_retired, decode_errors;

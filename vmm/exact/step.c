@@ -258,6 +258,7 @@ static __attribute__((noinline)) void exact_prepare_step(struct vcpu *vcpu)
 	exact_decode_next(vcpu, r, s);
 	if (x->pending && (x->insn.flags & INSN_HLT) && x->cpl == 0 && exact_emulate_hlt(vcpu, r))
 		exact_decode_next(vcpu, r, s);
+	follow_prepare(vcpu, &x->follow, r, s, x->pending, x->insn.fault_vec);
 	/*
 	 * Stepping just started in the middle of the WRMSR that enabled the
 	 * counter: KVM completes it on this KVM_RUN, and it is not counted.
@@ -561,6 +562,7 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 	struct kvm_sregs *s;
 	struct kvm_regs *r;
 	enum retire how;
+	bool entered;
 
 	if (x->stepping && bench_raw_step(vcpu)) {
 		if (is_step_exit(vcpu)) {
@@ -570,14 +572,20 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 		return;
 	}
 	if (!x->stepping || !x->pending || !is_step_exit(vcpu) || vcpu_state(vcpu, &r, &s)) {
-		if (x->stepping && is_step_exit(vcpu))
+		if (x->stepping && is_step_exit(vcpu)) {
 			rdpmc_watch_stepped(vcpu, 0, false);	/* it still shortens a window */
+			if (follow_entered(vcpu, &x->follow))
+				x->rearm = true;
+		}
 		/* The guest may have run unobserved: its page tables may have changed. */
 		if (x->icache)
 			icache_flush_tlb(x->icache);
 		return;
 	}
 	x->steps++;
+	/* Delivery cleared TF at a followed handler's entry: set it again. */
+	entered = follow_entered(vcpu, &x->follow);
+	x->rearm = entered;
 	res.new_rip = r->rip;
 	if (retire_needs_frame(&x->insn, x->rip, r->rip) && cs_mode(s) == INSN_MODE_64) {
 		struct paging_state ps = sregs_paging(s);
@@ -619,7 +627,7 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 	if (!x->counted)
 		exact_retire(vcpu, how);
 	x->pending = false;
-	x->rearm = (x->insn.flags & INSN_LOADS_RFLAGS) != 0;
+	x->rearm = entered || (x->insn.flags & INSN_LOADS_RFLAGS);
 	if (!x->iret_frame[0])
 		return;
 	if ((x->iret_frame[1] & 3) == 3 && !vcpu->vm->pmu->caps.user_step) {
@@ -692,6 +700,17 @@ static void exact_emulated_retire(struct vcpu *vcpu, uint64_t rip, unsigned int 
 	exact_publish(vcpu);
 }
 
+/* pmuvm delivered a PMI: its handler is followed, or runs unstepped. */
+static void exact_pmi_delivered(struct vcpu *vcpu)
+{
+	struct exact_state *x = vcpu->pmu->exact;
+
+	if (x->stepping && x->follow.on)
+		follow_pmi(&x->follow, vcpu->pmu->pmi_nmi);
+	else
+		exact_handler_unstepped(vcpu);
+}
+
 static bool exact_debug_exit(struct vcpu *vcpu)
 {
 	return vcpu->pmu->exact->stepping && is_step_exit(vcpu);
@@ -712,6 +731,7 @@ static int exact_vcpu_init(struct vcpu *vcpu)
 	x->events = exact_events(cfg);
 	x->ref_khz = vcpu->vm->tsc_khz;
 	x->core_khz = cfg->cpu_khz ? cfg->cpu_khz : vcpu->vm->tsc_khz;
+	follow_init(vcpu, &x->follow);
 	vcpu->pmu->exact = x;
 	return 0;
 }
@@ -733,7 +753,7 @@ const struct pmu_source_ops exact_source = {
 	.events = exact_events,
 	.wrmsr_retires = exact_wrmsr_retires,
 	.emulated_retire = exact_emulated_retire,
-	.pmi_delivered = exact_handler_unstepped,
+	.pmi_delivered = exact_pmi_delivered,
 };
 
 const struct vcpu_feature exact_feature = {

@@ -12,9 +12,9 @@
 
 /* The setting a vcpu_debug wish amounts to (the applied_* fields' form). */
 struct debug_setting {
-	bool step, bp, catch_db;
+	bool step, bp, catch_db, block_irq;
 	uint64_t bp_addr;
-	unsigned int nr_watch;
+	unsigned int nr_watch;		/* DR1..: watches, or follows while stepping */
 	uint64_t watch[GUEST_DEBUG_WATCH_MAX];
 };
 
@@ -30,6 +30,10 @@ static struct debug_setting wished(const struct vcpu_debug *d)
 	if (!w.step) {
 		w.nr_watch = d->nr_watch;
 		memcpy(w.watch, d->watch, sizeof(w.watch[0]) * d->nr_watch);
+	} else {
+		w.block_irq = d->block_irq;
+		w.nr_watch = d->nr_follow;
+		memcpy(w.watch, d->follow, sizeof(w.watch[0]) * d->nr_follow);
 	}
 	return w;
 }
@@ -40,11 +44,13 @@ static struct debug_setting applied(const struct vcpu_debug *d)
 		.step = d->applied_step,
 		.bp = d->applied_bp,
 		.catch_db = d->applied_catch_db,
+		.block_irq = d->applied_block_irq,
 		.bp_addr = d->applied_bp ? d->applied_addr : 0,
-		.nr_watch = d->applied_nr_watch,
+		.nr_watch = d->applied_step ? d->applied_nr_follow : d->applied_nr_watch,
 	};
 
-	memcpy(a.watch, d->applied_watch, sizeof(a.watch[0]) * a.nr_watch);
+	memcpy(a.watch, d->applied_step ? d->applied_follow : d->applied_watch,
+	       sizeof(a.watch[0]) * a.nr_watch);
 	return a;
 }
 
@@ -59,6 +65,8 @@ static int guest_debug_ioctl(struct vcpu *vcpu, const struct debug_setting *w, u
 		g.control = KVM_GUESTDBG_ENABLE | inject;
 	if (w->step)
 		g.control |= KVM_GUESTDBG_SINGLESTEP;
+	if (w->step && w->block_irq)
+		g.control |= KVM_GUESTDBG_BLOCKIRQ;
 	/*
 	 * KVM sends a #DB to userspace only with SINGLESTEP or USE_HW_BP set
 	 * (vmx.c handle_exception_nmi, svm.c db_interception), else it goes
@@ -88,17 +96,19 @@ static int guest_debug_set(struct vcpu *vcpu)
 		return r;
 	d->applied_step = w.step;
 	d->applied_catch_db = w.catch_db;
+	d->applied_block_irq = w.block_irq;
 	d->applied_bp = w.bp;
 	d->applied_addr = w.bp_addr;
-	d->applied_nr_watch = w.nr_watch;
-	memcpy(d->applied_watch, w.watch, sizeof(w.watch));
+	d->applied_nr_watch = w.step ? 0 : w.nr_watch;
+	d->applied_nr_follow = w.step ? w.nr_watch : 0;
+	memcpy(w.step ? d->applied_follow : d->applied_watch, w.watch, sizeof(w.watch));
 	return 0;
 }
 
 static bool setting_equal(const struct debug_setting *a, const struct debug_setting *b)
 {
 	return a->step == b->step && a->bp == b->bp && a->catch_db == b->catch_db &&
-	       a->bp_addr == b->bp_addr && a->nr_watch == b->nr_watch &&
+	       a->block_irq == b->block_irq && a->bp_addr == b->bp_addr && a->nr_watch == b->nr_watch &&
 	       !memcmp(a->watch, b->watch, sizeof(a->watch[0]) * a->nr_watch);
 }
 
@@ -111,18 +121,28 @@ int guest_debug_apply(struct vcpu *vcpu)
 	return guest_debug_set(vcpu);
 }
 
-int guest_debug_watch_hit(const struct vcpu *vcpu)
+/* The slot of DR1.. (addresses `dr`) this debug exit hit, or -1. */
+static int dr_slot_hit(const struct vcpu *vcpu, const uint64_t *dr, unsigned int n)
 {
 	const struct kvm_debug_exit_arch *a = &vcpu->run->debug.arch;
-	const struct vcpu_debug *d = &vcpu->dbg;
 	unsigned int i;
 
 	if (a->exception != 1)
 		return -1;
-	for (i = 0; i < d->applied_nr_watch; i++)
-		if ((a->dr6 & DR6_B(1 + i)) && a->pc == d->applied_watch[i])
+	for (i = 0; i < n; i++)
+		if ((a->dr6 & DR6_B(1 + i)) && a->pc == dr[i])
 			return (int)i;
 	return -1;
+}
+
+int guest_debug_watch_hit(const struct vcpu *vcpu)
+{
+	return dr_slot_hit(vcpu, vcpu->dbg.applied_watch, vcpu->dbg.applied_nr_watch);
+}
+
+int guest_debug_follow_hit(const struct vcpu *vcpu)
+{
+	return dr_slot_hit(vcpu, vcpu->dbg.applied_follow, vcpu->dbg.applied_nr_follow);
 }
 
 int guest_debug_reapply(struct vcpu *vcpu)

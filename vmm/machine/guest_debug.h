@@ -1,8 +1,9 @@
 /*
  * KVM_SET_GUEST_DEBUG is shared by three users: the exact source
- * single-steps, RDPMC emulation keeps an instruction breakpoint on the
+ * single-steps (with DR1-DR3 on the handlers it follows events into, where
+ * stepping does not), RDPMC emulation keeps an instruction breakpoint on the
  * guest's #GP handler (DR0), and where KVM answers RDPMC itself, the
- * guest's RDPMC instructions are watched (DR1-DR3).  Each sets its wish in
+ * guest's RDPMC instructions are watched (DR1-DR3, while not stepping).  Each sets its wish in
  * vcpu->dbg; the ioctl runs only on change.
  */
 #ifndef PMUVM_GUEST_DEBUG_H
@@ -35,10 +36,21 @@ struct vcpu_debug {
 	 */
 	uint64_t watch[GUEST_DEBUG_WATCH_MAX];
 	unsigned int nr_watch;
-	bool applied_step, applied_bp, applied_catch_db;
+	/*
+	 * While single-stepping, DR1.. hold these instead: the handler entries
+	 * the exact source follows events into (exact/follow.c); and
+	 * KVM_GUESTDBG_BLOCKIRQ keeps KVM from injecting interrupts and NMIs
+	 * into a step unless the source lets one in.
+	 */
+	uint64_t follow[GUEST_DEBUG_WATCH_MAX];
+	unsigned int nr_follow;
+	bool block_irq;
+	bool applied_step, applied_bp, applied_catch_db, applied_block_irq;
 	uint64_t applied_addr;
 	unsigned int applied_nr_watch;	/* 0 while stepping */
 	uint64_t applied_watch[GUEST_DEBUG_WATCH_MAX];
+	unsigned int applied_nr_follow;	/* 0 unless stepping */
+	uint64_t applied_follow[GUEST_DEBUG_WATCH_MAX];
 };
 
 /* 0, or -errno from KVM_SET_GUEST_DEBUG (the old setting stays). */
@@ -48,6 +60,8 @@ int guest_debug_reapply(struct vcpu *vcpu);
 
 /* The watch slot (vcpu_debug.watch) this debug exit hit, or -1. */
 int guest_debug_watch_hit(const struct vcpu *vcpu);
+/* The follow slot (vcpu_debug.follow) this debug exit hit, or -1. */
+int guest_debug_follow_hit(const struct vcpu *vcpu);
 
 /*
  * A KVM_EXIT_DEBUG neither single-stepping nor a breakpoint claimed:

@@ -101,6 +101,7 @@ void pmi_deliver(struct vcpu *vcpu)
 		return;
 	}
 	vcpu->pmu->pmis_delivered++;
+	vcpu->pmu->pmi_nmi = (lvtpc & APIC_LVT_DM) == APIC_LVT_DM_NMI;
 	for_each_pmu_source(vcpu, i)
 		if (pmu_sources[i]->pmi_delivered)
 			pmu_sources[i]->pmi_delivered(vcpu);

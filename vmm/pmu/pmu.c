@@ -59,6 +59,15 @@ static bool pmu_disable_kvm_vpmu(struct vm *vm)
 	return true;
 }
 
+static void pmu_probe_hw_breakpoints(struct vm *vm)
+{
+	int r = kvm_probe_hw_breakpoint(vm->kvm_fd, &vm->pmu->caps.hw_breakpoints);
+
+	if (r)
+		pr_info("breakpoint probe failed (%s): assuming breakpoints do not fire",
+			strerror(-r));
+}
+
 static void pmu_probe_host(struct vm *vm)
 {
 	struct pmu_host_caps *caps = &vm->pmu->caps;
@@ -74,10 +83,7 @@ static void pmu_probe_host(struct vm *vm)
 			"a guest RDPMC reaches pmuvm (as a #GP it completes)");
 	}
 	if (caps->rdpmc_by_kvm) {
-		r = kvm_probe_hw_breakpoint(vm->kvm_fd, &caps->hw_breakpoints);
-		if (r)
-			pr_info("breakpoint probe failed (%s): assuming breakpoints do not fire",
-				strerror(-r));
+		pmu_probe_hw_breakpoints(vm);
 		pr_info("RDPMC: %s", caps->hw_breakpoints ?
 			"instructions found after PMU MSR accesses are watched with breakpoints" :
 			"breakpoints do not fire here: RDPMC is corrected only while counting steps");
@@ -94,9 +100,18 @@ static void pmu_probe_host(struct vm *vm)
 	if (r)
 		pr_info("handler single-step probe failed (%s): assuming it does not step into handlers",
 			strerror(-r));
-	pr_info("exact counting: single-stepping %s events into their handlers%s",
-		caps->handler_step ? "follows" : "does not follow",
-		caps->handler_step ? "" : " (handlers entered while stepping are not counted)");
+	if (caps->handler_step) {
+		pr_info("exact counting: single-stepping follows events into their handlers");
+		return;
+	}
+	if (!caps->rdpmc_by_kvm)
+		pmu_probe_hw_breakpoints(vm);
+	caps->block_irq = (kvm_cap(vm->kvm_fd, KVM_CAP_SET_GUEST_DEBUG2) & KVM_GUESTDBG_BLOCKIRQ) != 0;
+	pr_info("exact counting: single-stepping does not follow events into their handlers: %s",
+		caps->hw_breakpoints && caps->block_irq ?
+		"pmuvm follows them with breakpoints on their entries, interrupts held out of steps (KVM_GUESTDBG_BLOCKIRQ)" :
+		caps->hw_breakpoints ? "KVM cannot hold interrupts out of a step (no KVM_GUESTDBG_BLOCKIRQ): handlers entered while stepping are not counted" :
+		"breakpoints do not fire here: handlers entered while stepping are not counted");
 }
 
 static bool pmu_msr_is_mine(const void *ctx, uint32_t msr)

@@ -28,7 +28,8 @@ struct pmu_host_caps {
 	bool user_step;		/* single-steps CPL3 code */
 	bool handler_step;	/* single-stepping follows events into their handlers */
 	bool rdpmc_by_kvm;	/* KVM answers a guest's RDPMC itself instead of a #GP */
-	bool hw_breakpoints;	/* execution breakpoints fire (probed only if rdpmc_by_kvm) */
+	bool hw_breakpoints;	/* execution breakpoints fire (probed where RDPMC or stepping needs them) */
+	bool block_irq;		/* KVM_GUESTDBG_BLOCKIRQ: KVM can hold interrupts out of a step */
 	bool kvm_vpmu_disabled;	/* KVM_PMU_CAP_DISABLE took */
 };
 
@@ -60,6 +61,7 @@ struct vcpu_pmu {
 	uint64_t pmis_delivered;
 	uint64_t pmis_masked;		/* requested while LVTPC was masked: dropped */
 	uint64_t pmis_nmi;
+	bool pmi_nmi;			/* the PMI just delivered went as an NMI (for pmi_delivered) */
 
 	struct clock_state *clock;	/* clock/clock.h */
 	struct exact_state *exact;	/* exact/exact.h */

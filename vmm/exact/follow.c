@@ -1,0 +1,215 @@
+/*
+ * Event delivery clears RFLAGS.TF (SDM vol. 3A 6.12.1.2 for interrupt
+ * and trap gates, 17.3.1.4 for single-step), and on VMX and SVM KVM nothing
+ * sets it again: the handler of an exception raised by a stepped
+ * instruction, or of an interrupt KVM injects into a step, runs unstepped
+ * until its IRET reloads the TF it saved.  Its instructions would go
+ * uncounted, silently when the handler returns to where it came from.
+ *
+ * So while stepping, pmuvm keeps execution breakpoints on the handlers the
+ * next step can enter, read from the guest's IDT (64-bit gates):
+ *   DR1  #PF: any instruction may fault on a memory access;
+ *   DR2  the vector the instruction raises by what it is (decode.h): #DE
+ *        for DIV, INT n's, #UD for UD2 or bytes that do not decode, #GP
+ *        for a privileged instruction; else #GP, which any memory access
+ *        may raise;
+ *   DR3  an interrupt or NMI let into this step.
+ * Interrupts and NMIs are kept out of steps (KVM_GUESTDBG_BLOCKIRQ, which
+ * holds KVM's injection, not the interrupt).  Every FOLLOW_POLL_NS, and
+ * after each PMI pmuvm delivers, the LAPIC is read: an interrupt that is
+ * pending and deliverable (IRR above the processor priority, RFLAGS.IF;
+ * SDM vol. 3A 10.8.3.1) is let into the next step with DR3 on its handler.
+ * An interrupt waits at most that long, as it would behind a longer
+ * instruction.
+ *
+ * The breakpoint fires before the handler's first instruction (a fault-
+ * class #DB), so the step exit is at the handler's entry with the event's
+ * frame on the stack: retire.c decides the instruction as for any step an
+ * event diverted, and stepping goes on in the handler with TF set again.
+ * A breakpoint is never armed at the RIP about to run (it would fire at
+ * once).  Events still missed (a fourth vector, a #GP's handler entered
+ * through another vector) are counted where pmuvm can tell
+ * (exact.handler_runs_uncounted).
+ */
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+
+#include "exact/decode.h"
+#include "exact/exact.h"
+#include "exact/follow.h"
+#include "machine/vm.h"
+#include "pmu/vcpu_pmu.h"
+#include "x86/x86.h"
+
+#define VEC_NMI		2
+#define VEC_UD		6
+#define VEC_GP		13
+#define VEC_PF		14
+
+#define X86_RFLAGS_IF	(1ULL << 9)
+
+/* How long an interrupt may wait for a step to let it in. */
+#define FOLLOW_POLL_NS	100000ULL
+
+/* Local APIC registers (SDM vol. 3A table 10-1) in KVM_GET_LAPIC's page. */
+#define APIC_TPR	0x80
+#define APIC_ISR	0x100
+#define APIC_IRR	0x200
+
+void follow_init(struct vcpu *vcpu, struct follow_state *f)
+{
+	const struct pmu_host_caps *caps = &vcpu->vm->pmu->caps;
+
+	f->on = !caps->handler_step && caps->hw_breakpoints && caps->block_irq;
+	f->let_in = -1;
+	f->poll_now = true;
+}
+
+void follow_pmi(struct follow_state *f, bool nmi)
+{
+	if (nmi)
+		f->nmi = true;
+	else
+		f->poll_now = true;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint32_t apic_reg(const struct kvm_lapic_state *l, unsigned int off)
+{
+	uint32_t v;
+
+	memcpy(&v, &l->regs[off], sizeof(v));
+	return v;
+}
+
+/* The highest vector set in the 256-bit register at `off`, or -1. */
+static int apic_highest(const struct kvm_lapic_state *l, unsigned int off)
+{
+	for (int i = 7; i >= 0; i--) {
+		uint32_t w = apic_reg(l, off + 0x10 * (unsigned int)i);
+
+		if (w)
+			return i * 32 + 31 - __builtin_clz(w);
+	}
+	return -1;
+}
+
+/* The interrupt the LAPIC would deliver now, or -1 (SDM vol. 3A 10.8.3.1). */
+static int follow_pending_irq(struct vcpu *vcpu)
+{
+	struct kvm_lapic_state l;
+	int irr, isr;
+	unsigned int ppr;
+
+	if (ioctl(vcpu->fd, KVM_GET_LAPIC, &l) < 0)
+		return -1;
+	irr = apic_highest(&l, APIC_IRR);
+	if (irr < 0)
+		return -1;
+	isr = apic_highest(&l, APIC_ISR);
+	ppr = apic_reg(&l, APIC_TPR) & 0xf0;
+	if (isr >= 0 && ((unsigned int)isr & 0xf0) > ppr)
+		ppr = (unsigned int)isr & 0xf0;
+	return ((unsigned int)irr & 0xf0) > ppr ? irr : -1;
+}
+
+/* The entry of vector `vec`'s handler in the guest's IDT, or 0. */
+static uint64_t follow_gate(struct vcpu *vcpu, const struct kvm_sregs *s, int vec)
+{
+	struct paging_state ps = sregs_paging(s);
+	uint64_t g[2];
+
+	if (vec < 0 || (unsigned int)vec * IDT_GATE64_SIZE + IDT_GATE64_SIZE - 1 > s->idt.limit ||
+	    guest_linear_read(&vcpu->vm->mem, &ps, s->idt.base + (uint64_t)vec * IDT_GATE64_SIZE,
+			      g, sizeof(g)))
+		return 0;
+	return idt_gate64_target(g);
+}
+
+static void follow_arm(struct vcpu_debug *d, uint64_t rip, uint64_t entry)
+{
+	unsigned int i;
+
+	if (!entry || entry == rip || d->nr_follow == GUEST_DEBUG_WATCH_MAX)
+		return;
+	for (i = 0; i < d->nr_follow; i++)
+		if (d->follow[i] == entry)
+			return;
+	d->follow[d->nr_follow++] = entry;
+}
+
+/* An interrupt or NMI to let into the coming step, or -1. */
+static int follow_choose_let_in(struct vcpu *vcpu, struct follow_state *f,
+				const struct kvm_regs *r)
+{
+	uint64_t t;
+
+	if (f->nmi)
+		return VEC_NMI;
+	if (!(r->rflags & X86_RFLAGS_IF))
+		return -1;
+	t = now_ns();
+	if (!f->poll_now && t - f->last_poll_ns < FOLLOW_POLL_NS)
+		return -1;
+	f->poll_now = false;
+	f->last_poll_ns = t;
+	return follow_pending_irq(vcpu);
+}
+
+void follow_prepare(struct vcpu *vcpu, struct follow_state *f, const struct kvm_regs *r,
+		    const struct kvm_sregs *s, bool decoded, int fault_vec)
+{
+	struct vcpu_debug *d = &vcpu->dbg;
+	uint64_t entry;
+
+	if (!f->on)
+		return;
+	d->nr_follow = 0;
+	d->block_irq = true;
+	f->let_in = -1;
+	if (!(s->efer & X86_EFER_LMA)) {
+		guest_debug_apply(vcpu);
+		return;
+	}
+	follow_arm(d, r->rip, follow_gate(vcpu, s, VEC_PF));
+	if (!decoded)
+		fault_vec = VEC_UD;
+	follow_arm(d, r->rip, follow_gate(vcpu, s, fault_vec >= 0 ? fault_vec : VEC_GP));
+	f->let_in = follow_choose_let_in(vcpu, f, r);
+	entry = follow_gate(vcpu, s, f->let_in);
+	if (f->let_in >= 0 && entry && entry != r->rip && d->nr_follow < GUEST_DEBUG_WATCH_MAX) {
+		follow_arm(d, r->rip, entry);
+		d->block_irq = false;
+		f->let_in_count++;
+	} else if (f->let_in >= 0) {
+		f->let_in = -1;
+		f->poll_now = true;	/* no room this step: the next one */
+	}
+	guest_debug_apply(vcpu);
+}
+
+bool follow_entered(struct vcpu *vcpu, struct follow_state *f)
+{
+	if (!f->on)
+		return false;
+	if (f->let_in >= 0 && vcpu->dbg.applied_block_irq == false) {
+		/* Let in but not taken (an interrupt shadow, IF cleared): ask again. */
+		f->poll_now = true;
+	}
+	if (guest_debug_follow_hit(vcpu) < 0)
+		return false;
+	if (f->let_in == VEC_NMI && vcpu->run->debug.arch.pc == vcpu->dbg.applied_follow[
+		    vcpu->dbg.applied_nr_follow - 1])
+		f->nmi = false;
+	f->let_in = -1;
+	f->entries++;
+	return true;
+}

@@ -1,0 +1,42 @@
+/*
+ * Following events into their handlers while single-stepping, on hosts
+ * whose single-step does not (kvm/probe.c): VMX and SVM KVM.
+ */
+#ifndef PMUVM_EXACT_FOLLOW_H
+#define PMUVM_EXACT_FOLLOW_H
+
+#include <linux/kvm.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct vcpu;
+
+struct follow_state {
+	bool on;			/* this host needs it and can do it */
+	bool nmi;			/* a PMI delivered as NMI waits for its handler */
+	bool poll_now;			/* look at the LAPIC before the next step */
+	int let_in;			/* the vector let into the coming step, or -1 */
+	uint64_t last_poll_ns;
+	/* Report. */
+	uint64_t entries;		/* handler entries caught by a breakpoint */
+	uint64_t let_in_count;		/* interrupts and NMIs let into a step */
+};
+
+/* Whether this vCPU follows events with breakpoints; sets f->on. */
+void follow_init(struct vcpu *vcpu, struct follow_state *f);
+
+/*
+ * Before a step from the instruction at r->rip (`fault_vec` the vector it
+ * raises by what it is, or INSN_NO_FAULT_VEC; `decoded` false if it could
+ * not be decoded): arms the breakpoints and the interrupt block.
+ */
+void follow_prepare(struct vcpu *vcpu, struct follow_state *f, const struct kvm_regs *r,
+		    const struct kvm_sregs *s, bool decoded, int fault_vec);
+
+/* After a step exit: true if it stopped at a followed handler's entry. */
+bool follow_entered(struct vcpu *vcpu, struct follow_state *f);
+
+/* pmuvm delivered a PMI into this stepped vCPU (as an NMI or not). */
+void follow_pmi(struct follow_state *f, bool nmi);
+
+#endif
