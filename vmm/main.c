@@ -12,6 +12,7 @@
 
 #include "board.h"
 #include "boot/image.h"
+#include "pmu/rdpmc.h"
 #include "boot/linux.h"
 #include "config.h"
 #include "exitcode.h"
@@ -73,6 +74,8 @@ int main(int argc, char **argv)
 	} else if (!r) {
 		r = image_load(&cfg, &vm.mem, &image, &boot);
 		vm.boot = &boot;
+		if (!r)
+			rdpmc_sites_from_image(&vm, image.data, image.size);
 	}
 	if (!r)
 		r = vm_create_vcpus(&vm);

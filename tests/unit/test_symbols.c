@@ -1,10 +1,27 @@
-/* ELF symbol lookup for profiles, on this test binary's own symbol table. */
+/*
+ * ELF symbol lookup for profiles, and the RDPMC scan of an image's
+ * functions (pmu/rdpmc_sites.c), on this test binary's own symbol table.
+ */
 #include <stdlib.h>
 #include <string.h>
 
 #include "boot/image.h"
+#include "pmu/rdpmc.h"
 #include "profile/symbols.h"
 #include "suite.h"
+
+/*
+ * Never called: code for the RDPMC scan.  One RDPMC one byte into its
+ * function, and the same two bytes (0F 33) inside a MOV's immediate, which
+ * are no instruction of their own.
+ */
+__asm__(".text\n"
+	".globl unit_rdpmc_site\n.type unit_rdpmc_site, @function\n"
+	"unit_rdpmc_site:\n\tnop\n\trdpmc\n\tret\n"
+	".size unit_rdpmc_site, . - unit_rdpmc_site\n"
+	".globl unit_rdpmc_bytes\n.type unit_rdpmc_bytes, @function\n"
+	"unit_rdpmc_bytes:\n\tmovl $0x330f, %eax\n\tret\n"
+	".size unit_rdpmc_bytes, . - unit_rdpmc_bytes\n");
 
 START_TEST(test_own_symbols)
 {
@@ -50,6 +67,44 @@ START_TEST(test_not_elf_and_truncated)
 }
 END_TEST
 
+static const struct symbol *find_symbol(const struct symtab *t, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr; i++)
+		if (!strcmp(t->syms[i].name, name))
+			return &t->syms[i];
+	return NULL;
+}
+
+/* This binary has exactly one RDPMC, at unit_rdpmc_site + 1; `max` bounds what is stored. */
+START_TEST(test_rdpmc_sites)
+{
+	const struct symbol *site, *bytes;
+	uint64_t sites[2] = { 0, 0 };
+	struct file_buf f;
+	struct symtab t;
+
+	ck_assert_int_eq(file_read("/proc/self/exe", &f), 0);
+	ck_assert_int_eq(symtab_load(&t, f.data, f.size), 0);
+	site = find_symbol(&t, "unit_rdpmc_site");
+	bytes = find_symbol(&t, "unit_rdpmc_bytes");
+	ck_assert_ptr_nonnull(site);
+	ck_assert_ptr_nonnull(bytes);
+	ck_assert_ptr_nonnull(site->code);
+	ck_assert_uint_eq(site->size, 4);
+	ck_assert_uint_eq(site->code[1], 0x0f);
+	ck_assert_uint_eq(site->code[2], 0x33);
+	ck_assert_uint_eq(bytes->code[1], 0x0f);
+	ck_assert_int_eq(rdpmc_sites_scan(&t, sites, 2), 1);
+	ck_assert_uint_eq(sites[0], site->addr + 1);
+	ck_assert_uint_eq(sites[1], 0);
+	ck_assert_int_eq(rdpmc_sites_scan(&t, sites, 0), 1);
+	symtab_free(&t);
+	file_free(&f);
+}
+END_TEST
+
 static Suite *symbols_suite(void)
 {
 	Suite *s = suite_create("symbols");
@@ -57,6 +112,7 @@ static Suite *symbols_suite(void)
 
 	tcase_add_test(tc, test_own_symbols);
 	tcase_add_test(tc, test_not_elf_and_truncated);
+	tcase_add_test(tc, test_rdpmc_sites);
 	suite_add_tcase(s, tc);
 	return s;
 }

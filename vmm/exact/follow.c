@@ -19,8 +19,14 @@
  * after each PMI pmuvm delivers, the LAPIC is read: an interrupt that is
  * pending and deliverable (IRR above the processor priority, RFLAGS.IF;
  * SDM vol. 3A 10.8.3.1) is let into the next step with DR3 on its handler.
- * An interrupt waits at most that long, as it would behind a longer
- * instruction.
+ * An interrupt waits that long, as it would behind a longer instruction,
+ * and at least FOLLOW_LET_IN_GAP steps after the last one let in: a stepped
+ * handler runs hundreds of times slower than the timer that raises it, and
+ * without the gap a periodic tick whose stepped handler outlasts its period
+ * would be let in again at every return, and the interrupted code would
+ * never move on.  The guest sees its interrupts late, as on a slower CPU.
+ * A PMI pmuvm delivered is let in at once (its skid stays zero), and so is
+ * an interrupt pending at a HLT, which would wait for it anyway.
  *
  * The breakpoint fires before the handler's first instruction (a fault-
  * class #DB), so the step exit is at the handler's entry with the event's
@@ -51,6 +57,8 @@
 
 /* How long an interrupt may wait for a step to let it in. */
 #define FOLLOW_POLL_NS	100000ULL
+/* Steps from one interrupt let in to the next. */
+#define FOLLOW_LET_IN_GAP	1024
 
 /* Local APIC registers (SDM vol. 3A table 10-1) in KVM_GET_LAPIC's page. */
 #define APIC_TPR	0x80
@@ -71,7 +79,7 @@ void follow_pmi(struct follow_state *f, bool nmi)
 	if (nmi)
 		f->nmi = true;
 	else
-		f->poll_now = true;
+		f->poll_now = f->pmi_due = true;
 }
 
 static uint64_t now_ns(void)
@@ -148,24 +156,31 @@ static void follow_arm(struct vcpu_debug *d, uint64_t rip, uint64_t entry)
 
 /* An interrupt or NMI to let into the coming step, or -1. */
 static int follow_choose_let_in(struct vcpu *vcpu, struct follow_state *f,
-				const struct kvm_regs *r)
+				const struct kvm_regs *r, bool hlt)
 {
 	uint64_t t;
+	int vec;
 
 	if (f->nmi)
 		return VEC_NMI;
 	if (!(r->rflags & X86_RFLAGS_IF))
 		return -1;
+	if (!f->pmi_due && !hlt && f->last_let_in &&
+	    f->prepares - f->last_let_in < FOLLOW_LET_IN_GAP)
+		return -1;
 	t = now_ns();
-	if (!f->poll_now && t - f->last_poll_ns < FOLLOW_POLL_NS)
+	if (!f->poll_now && !hlt && t - f->last_poll_ns < FOLLOW_POLL_NS)
 		return -1;
 	f->poll_now = false;
 	f->last_poll_ns = t;
-	return follow_pending_irq(vcpu);
+	vec = follow_pending_irq(vcpu);
+	if (vec < 0)
+		f->pmi_due = false;
+	return vec;
 }
 
 void follow_prepare(struct vcpu *vcpu, struct follow_state *f, const struct kvm_regs *r,
-		    const struct kvm_sregs *s, bool decoded, int fault_vec)
+		    const struct kvm_sregs *s, bool decoded, int fault_vec, bool hlt)
 {
 	struct vcpu_debug *d = &vcpu->dbg;
 	uint64_t entry;
@@ -175,6 +190,7 @@ void follow_prepare(struct vcpu *vcpu, struct follow_state *f, const struct kvm_
 	d->nr_follow = 0;
 	d->block_irq = true;
 	f->let_in = -1;
+	f->prepares++;
 	if (!(s->efer & X86_EFER_LMA)) {
 		guest_debug_apply(vcpu);
 		return;
@@ -183,12 +199,13 @@ void follow_prepare(struct vcpu *vcpu, struct follow_state *f, const struct kvm_
 	if (!decoded)
 		fault_vec = VEC_UD;
 	follow_arm(d, r->rip, follow_gate(vcpu, s, fault_vec >= 0 ? fault_vec : VEC_GP));
-	f->let_in = follow_choose_let_in(vcpu, f, r);
+	f->let_in = follow_choose_let_in(vcpu, f, r, hlt);
 	entry = follow_gate(vcpu, s, f->let_in);
 	if (f->let_in >= 0 && entry && entry != r->rip && d->nr_follow < GUEST_DEBUG_WATCH_MAX) {
 		follow_arm(d, r->rip, entry);
 		d->block_irq = false;
 		f->let_in_count++;
+		f->let_in_entry = entry;
 	} else if (f->let_in >= 0) {
 		f->let_in = -1;
 		f->poll_now = true;	/* no room this step: the next one */
@@ -206,9 +223,13 @@ bool follow_entered(struct vcpu *vcpu, struct follow_state *f)
 	}
 	if (guest_debug_follow_hit(vcpu) < 0)
 		return false;
-	if (f->let_in == VEC_NMI && vcpu->run->debug.arch.pc == vcpu->dbg.applied_follow[
-		    vcpu->dbg.applied_nr_follow - 1])
-		f->nmi = false;
+	if (f->let_in >= 0 && vcpu->run->debug.arch.pc == f->let_in_entry) {
+		if (f->let_in == VEC_NMI)
+			f->nmi = false;
+		else
+			f->pmi_due = false;
+		f->last_let_in = f->prepares;
+	}
 	f->let_in = -1;
 	f->entries++;
 	return true;

@@ -15,8 +15,11 @@ struct follow_state {
 	bool on;			/* this host needs it and can do it */
 	bool nmi;			/* a PMI delivered as NMI waits for its handler */
 	bool poll_now;			/* look at the LAPIC before the next step */
+	bool pmi_due;			/* ...for a PMI pmuvm delivered: no gap */
 	int let_in;			/* the vector let into the coming step, or -1 */
+	uint64_t let_in_entry;		/* ...its handler's entry */
 	uint64_t last_poll_ns;
+	uint64_t prepares, last_let_in;	/* steps prepared: in all, at the last let-in */
 	/* Report. */
 	uint64_t entries;		/* handler entries caught by a breakpoint */
 	uint64_t let_in_count;		/* interrupts and NMIs let into a step */
@@ -28,10 +31,11 @@ void follow_init(struct vcpu *vcpu, struct follow_state *f);
 /*
  * Before a step from the instruction at r->rip (`fault_vec` the vector it
  * raises by what it is, or INSN_NO_FAULT_VEC; `decoded` false if it could
- * not be decoded): arms the breakpoints and the interrupt block.
+ * not be decoded; `hlt` if it is HLT): arms the breakpoints and the
+ * interrupt block.
  */
 void follow_prepare(struct vcpu *vcpu, struct follow_state *f, const struct kvm_regs *r,
-		    const struct kvm_sregs *s, bool decoded, int fault_vec);
+		    const struct kvm_sregs *s, bool decoded, int fault_vec, bool hlt);
 
 /* After a step exit: true if it stopped at a followed handler's entry. */
 bool follow_entered(struct vcpu *vcpu, struct follow_state *f);

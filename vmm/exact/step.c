@@ -220,6 +220,7 @@ static __attribute__((noinline)) void exact_prepare_step(struct vcpu *vcpu)
 	struct kvm_sregs *s;
 	struct kvm_regs *r;
 	bool want = exact_wanted(vcpu), user_lost = exact_user_lost(vcpu);
+	bool halted;
 	int err;
 
 	/* Every KVM_RUN entered at CPL3 then runs unstepped and uncounted. */
@@ -256,9 +257,13 @@ static __attribute__((noinline)) void exact_prepare_step(struct vcpu *vcpu)
 		return;
 	}
 	exact_decode_next(vcpu, r, s);
-	if (x->pending && (x->insn.flags & INSN_HLT) && x->cpl == 0 && exact_emulate_hlt(vcpu, r))
+	halted = x->pending && (x->insn.flags & INSN_HLT) && x->cpl == 0 &&
+		 exact_emulate_hlt(vcpu, r);
+	if (halted)
 		exact_decode_next(vcpu, r, s);
-	follow_prepare(vcpu, &x->follow, r, s, x->pending, x->insn.fault_vec);
+	/* An interrupt that ends a HLT is taken right after it. */
+	follow_prepare(vcpu, &x->follow, r, s, x->pending, x->insn.fault_vec,
+		       halted || (x->pending && (x->insn.flags & INSN_HLT)));
 	/*
 	 * Stepping just started in the middle of the WRMSR that enabled the
 	 * counter: KVM completes it on this KVM_RUN, and it is not counted.

@@ -130,6 +130,7 @@ static int pmu_vm_init(struct vm *vm)
 		pr_err("out of memory");
 		return PMUVM_EXIT_HOST_ERROR;
 	}
+	vm->pmu->nr_image_rdpmc = -1;
 	vm->pmu->caps.kvm_vpmu_disabled = pmu_disable_kvm_vpmu(vm);
 	n = vpmu_msr_spans(&vm->cfg->pmu, &model_spans);
 	for (i = 0; i < n && i < KVM_MSR_FILTER_MAX_RANGES; i++)

@@ -28,20 +28,35 @@ struct rdpmc_state {
  * (vcpu->dbg.watch).
  */
 #define RDPMC_WATCH_WINDOW	256	/* instructions stepped after a PMU MSR access */
-#define RDPMC_WATCH_QUIET	64	/* windows with nothing new: discovery ends */
-#define RDPMC_WATCH_BUDGET	2048	/* windows without any RDPMC: discovery ends */
+#define RDPMC_WATCH_QUIET	16384	/* window steps with nothing new: discovery ends */
+#define RDPMC_WATCH_BUDGET	65536	/* window steps without any RDPMC: discovery ends */
 
 struct rdpmc_watch {
 	uint32_t window;		/* instructions still to step, looking for an RDPMC */
-	uint32_t quiet;			/* windows since the last new RDPMC */
+	uint32_t quiet;			/* window steps since the last new RDPMC */
 	bool on;			/* the feature runs on this vCPU (breakpoints fire) */
 	bool settled;			/* discovery over: no more windows */
 	/* Report. */
 	uint64_t windows, window_steps;	/* windows opened; steps they took */
 	uint64_t hits;			/* watched RDPMCs reached (each then stepped) */
+	unsigned int from_image;	/* watched from the start: the image's own (rdpmc_sites.c) */
 };
 
+struct symtab;
 struct vcpu;
+struct vm;
+
+/*
+ * The RDPMC instructions in the functions of `t` (decoded as 64-bit code):
+ * how many there are; the first `max` linear addresses go to `sites`.
+ */
+int rdpmc_sites_scan(const struct symtab *t, uint64_t *sites, unsigned int max);
+/*
+ * The guest image is loaded: where KVM answers RDPMC and breakpoints fire,
+ * its RDPMCs, if its symbol table shows at most as many as there are
+ * breakpoints, are watched from the start (vm->pmu->image_rdpmc).
+ */
+void rdpmc_sites_from_image(struct vm *vm, const uint8_t *image, size_t size);
 
 /* A PMU MSR access exited to pmuvm (where `on`): open a window if discovery goes on. */
 void rdpmc_watch_msr_access(struct vcpu *vcpu);

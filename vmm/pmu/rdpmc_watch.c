@@ -13,11 +13,14 @@
  * exact_rdpmc_fixup()).  Each RDPMC found there becomes an execution
  * breakpoint (DR1-DR3, vcpu->dbg.watch) at its linear address; when one
  * fires, that one instruction is stepped and corrected.  Discovery ends
- * when the breakpoints are all in use, after RDPMC_WATCH_QUIET windows that
- * found nothing new, or after RDPMC_WATCH_BUDGET windows that found no
- * RDPMC at all.  An RDPMC outside any window and not watched still reads
- * KVM's value: the report's pmu.rdpmc_watch says what was found (README,
- * "Where counts come from").
+ * when the breakpoints are all in use, after RDPMC_WATCH_QUIET window
+ * steps that found nothing new, or after RDPMC_WATCH_BUDGET that found no
+ * RDPMC at all: a budget in steps, because a guest that keeps accessing
+ * PMU MSRs keeps its window open.  An image whose symbol table shows all
+ * of its RDPMCs (rdpmc_sites.c) has them watched from the start, and no
+ * windows.  An RDPMC outside any window and not watched still reads KVM's
+ * value: the report's pmu.rdpmc_watch says what was found (README, "Where
+ * counts come from").
  *
  * All of it only where breakpoints fire (kvm/probe.c).  Where they do not
  * (the lab's nested KVM) windows could never end, and endless windows cost
@@ -57,19 +60,21 @@ static void rdpmc_watch_learn(struct vcpu *vcpu, uint64_t rip)
 		return;
 	d->watch[d->nr_watch++] = rip;
 	vcpu->pmu->rdpmc_watch.quiet = 0;
+	if (d->nr_watch == GUEST_DEBUG_WATCH_MAX)
+		vcpu->pmu->rdpmc_watch.settled = true;
 	pr_info("vCPU %d: RDPMC at %#llx watched", vcpu->id, (unsigned long long)rip);
 }
 
-/* A window ended: discovery may be over. */
-static void rdpmc_watch_window_end(struct vcpu *vcpu)
+/* A window step ended: discovery may be over. */
+static void rdpmc_watch_budget(struct vcpu *vcpu)
 {
 	struct rdpmc_watch *w = &vcpu->pmu->rdpmc_watch;
-	unsigned int n = vcpu->dbg.nr_watch;
 
-	w->window = 0;
-	if (n == GUEST_DEBUG_WATCH_MAX || (n && ++w->quiet >= RDPMC_WATCH_QUIET) ||
-	    (!n && w->windows >= RDPMC_WATCH_BUDGET))
+	if (vcpu->dbg.nr_watch ? ++w->quiet >= RDPMC_WATCH_QUIET :
+				 w->window_steps >= RDPMC_WATCH_BUDGET) {
 		w->settled = true;
+		w->window = 0;
+	}
 }
 
 void rdpmc_watch_stepped(struct vcpu *vcpu, uint64_t rip, bool rdpmc)
@@ -81,8 +86,8 @@ void rdpmc_watch_stepped(struct vcpu *vcpu, uint64_t rip, bool rdpmc)
 	if (!w->window)
 		return;
 	w->window_steps++;
-	if (!--w->window)
-		rdpmc_watch_window_end(vcpu);
+	w->window--;
+	rdpmc_watch_budget(vcpu);
 }
 
 /* A watched RDPMC is next: step it (the exact source corrects it). */
@@ -100,9 +105,23 @@ static bool rdpmc_watch_debug_exit(struct vcpu *vcpu)
 
 static int rdpmc_watch_vcpu_init(struct vcpu *vcpu)
 {
-	if (!vcpu->vm->cfg->pmu.version || !vcpu->vm->pmu->caps.hw_breakpoints || !vcpu->pmu->exact)
+	const struct vm_pmu *p = vcpu->vm->pmu;
+	struct rdpmc_watch *w = &vcpu->pmu->rdpmc_watch;
+	struct vcpu_debug *d = &vcpu->dbg;
+	int i;
+
+	if (!vcpu->vm->cfg->pmu.version || !p->caps.hw_breakpoints || !vcpu->pmu->exact)
 		return VCPU_FEATURE_OFF;
-	vcpu->pmu->rdpmc_watch.on = true;
+	w->on = true;
+	if (p->nr_image_rdpmc < 0)
+		return 0;
+	for (i = 0; i < p->nr_image_rdpmc; i++)
+		d->watch[i] = p->image_rdpmc[i];
+	d->nr_watch = (unsigned int)p->nr_image_rdpmc;
+	w->from_image = d->nr_watch;
+	w->settled = true;
+	if (d->nr_watch && guest_debug_apply(vcpu) < 0)
+		pr_warn("vCPU %d: cannot set the RDPMC breakpoints: RDPMC reads KVM's value", vcpu->id);
 	return 0;
 }
 

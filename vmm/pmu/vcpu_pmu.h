@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "machine/guest_debug.h"
 #include "model/vpmu.h"
 #include "pmu/rdpmc.h"
 
@@ -38,6 +39,9 @@ struct vm_pmu {
 	bool user_uncounted_warned;	/* said once per VM (exact/) */
 	bool handler_uncounted_warned;
 	uint32_t unavailable_said;	/* events said to count nothing (pmu.c) */
+	/* The image's RDPMCs, all of them, watched from the start (rdpmc_sites.c); -1: not known. */
+	int nr_image_rdpmc;
+	uint64_t image_rdpmc[GUEST_DEBUG_WATCH_MAX];
 };
 
 struct vcpu_pmu {

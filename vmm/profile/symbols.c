@@ -9,7 +9,7 @@
 /* A section header reduced to what we need, for both ELF classes. */
 struct shdr {
 	uint32_t type, link;
-	uint64_t offset, size, entsize;
+	uint64_t flags, addr, offset, size, entsize;
 };
 
 static bool in_file(size_t size, uint64_t off, uint64_t len)
@@ -26,14 +26,16 @@ static int read_shdr(const uint8_t *img, size_t size, bool is64, uint64_t shoff,
 		if (!in_file(size, shoff + (uint64_t)i * sizeof(s), sizeof(s)))
 			return -EINVAL;
 		memcpy(&s, img + shoff + (uint64_t)i * sizeof(s), sizeof(s));
-		*out = (struct shdr){ s.sh_type, s.sh_link, s.sh_offset, s.sh_size, s.sh_entsize };
+		*out = (struct shdr){ s.sh_type, s.sh_link, s.sh_flags, s.sh_addr, s.sh_offset, s.sh_size,
+				     s.sh_entsize };
 	} else {
 		Elf32_Shdr s;
 
 		if (!in_file(size, shoff + (uint64_t)i * sizeof(s), sizeof(s)))
 			return -EINVAL;
 		memcpy(&s, img + shoff + (uint64_t)i * sizeof(s), sizeof(s));
-		*out = (struct shdr){ s.sh_type, s.sh_link, s.sh_offset, s.sh_size, s.sh_entsize };
+		*out = (struct shdr){ s.sh_type, s.sh_link, s.sh_flags, s.sh_addr, s.sh_offset, s.sh_size,
+				     s.sh_entsize };
 	}
 	return 0;
 }
@@ -45,8 +47,22 @@ static int cmp_sym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* The bytes of [addr, addr + len) in section `shndx` if it is code in the file, or NULL. */
+static const uint8_t *code_bytes(const uint8_t *img, size_t size, bool is64, uint64_t shoff,
+				 unsigned int shnum, uint16_t shndx, uint64_t addr, uint64_t len)
+{
+	struct shdr s;
+
+	if (shndx >= shnum || read_shdr(img, size, is64, shoff, shndx, &s) ||
+	    s.type != SHT_PROGBITS || !(s.flags & SHF_EXECINSTR) || !in_file(size, s.offset, s.size) ||
+	    addr < s.addr || addr - s.addr > s.size || len > s.size - (addr - s.addr))
+		return NULL;
+	return img + s.offset + (addr - s.addr);
+}
+
 static int add_symbols(struct symtab *t, const uint8_t *img, size_t size, bool is64,
-		       const struct shdr *sym, const struct shdr *str)
+		       uint64_t shoff, unsigned int shnum, const struct shdr *sym,
+		       const struct shdr *str)
 {
 	size_t esz = is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym), n, i;
 
@@ -81,6 +97,7 @@ static int add_symbols(struct symtab *t, const uint8_t *img, size_t size, bool i
 			continue;
 		t->syms[t->nr++] = (struct symbol){
 			value, ssize, (const char *)img + str->offset + name,
+			code_bytes(img, size, is64, shoff, shnum, shndx, value, ssize),
 		};
 	}
 	qsort(t->syms, t->nr, sizeof(*t->syms), cmp_sym);
@@ -120,7 +137,7 @@ int symtab_load(struct symtab *t, const uint8_t *img, size_t size)
 			continue;
 		if (s.link >= shnum || read_shdr(img, size, is64, shoff, s.link, &str))
 			return -EINVAL;
-		return add_symbols(t, img, size, is64, &s, &str);
+		return add_symbols(t, img, size, is64, shoff, shnum, &s, &str);
 	}
 	return 0;
 }

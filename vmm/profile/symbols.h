@@ -8,6 +8,7 @@
 struct symbol {
 	uint64_t addr, size;
 	const char *name;	/* points into the image */
+	const uint8_t *code;	/* its size bytes in the image (an executable section), or NULL */
 };
 
 struct symtab {
