@@ -119,7 +119,7 @@ static bool linux_boot(struct pmuvm_result *r, const char *pmu, bool perf, const
 	drop_cr(r->out);
 	ck_assert_msg(strstr(r->out, "pmuvm-linux: userspace up, 1 cpu(s)\n"),
 		      "no user space (status %d, kernel %s):\n%s\n%s", r->status, kernel,
-		      tail(r->out, 3000), tail(r->err, 1000));
+		      tail(r->out, 2400), tail(r->err, 800));
 	return true;
 }
 
@@ -138,9 +138,9 @@ START_TEST(test_linux_boots_with_pmu)
 	for (const char *const *l = linux_cases[_i].caps; *l; l++)
 		ck_assert_msg(strstr(r.out, *l), "want '%s':\n%s", *l, tail(r.out, 3000));
 	ck_assert_msg(r.status == linux_cases[_i].status, "status %d (want %d)\n%s\n%s", r.status,
-		      linux_cases[_i].status, tail(r.out, 3000), tail(r.err, 2000));
+		      linux_cases[_i].status, tail(r.out, 2000), tail(r.err, 1200));
 	ck_assert_msg(strstr(r.out, linux_cases[_i].last) || strstr(r.err, linux_cases[_i].last),
-		      "want '%s':\n%s\n%s", linux_cases[_i].last, tail(r.out, 1000), r.err);
+		      "want '%s':\n%s\n%s", linux_cases[_i].last, tail(r.out, 1000), tail(r.err, 2000));
 	pmuvm_result_free(&r);
 }
 END_TEST
@@ -152,7 +152,7 @@ static const char *perf_line(const struct pmuvm_result *r, const char *prefix, c
 	const char *p = strstr(r->out, prefix);
 	size_t n;
 
-	ck_assert_msg(p, "no '%s' line:\n%s\n%s", prefix, tail(r->out, 4000), tail(r->err, 1000));
+	ck_assert_msg(p, "no '%s' line:\n%s\n%s", prefix, tail(r->out, 2400), tail(r->err, 800));
 	p += strlen(prefix);
 	n = strcspn(p, "\r\n");
 	snprintf(buf, len, "%.*s", (int)(n < len ? n : len - 1), p);

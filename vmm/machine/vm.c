@@ -94,9 +94,11 @@ static void vm_probe_kernel_speed(struct vm *vm)
 		pr_info("kernel-mode speed probe failed (%s)", strerror(-r));
 		return;
 	}
-	pr_info("guest kernel mode (CPL0) runs %s: %ux the time of user mode",
+	/* The ratio is whole: 0 means faster than user mode (QEMU TCG's CPL3 is the slower). */
+	pr_info("guest kernel mode (CPL0) runs %s: %s%ux the time of user mode",
 		vm->kernel_mode_emulated ? "in KVM's instruction emulator" : "natively",
-		vm->kernel_mode_slowdown);
+		vm->kernel_mode_slowdown ? "" : "under ",
+		vm->kernel_mode_slowdown ? vm->kernel_mode_slowdown : 1);
 }
 
 int vm_create(struct vm *vm, const struct pmuvm_config *cfg, const struct board *board)
