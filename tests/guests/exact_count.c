@@ -35,11 +35,14 @@ static const uint64_t br_event[NR_BR] = {
 
 void seq_nops(void), seq_loop(void), seq_rep(void), seq_call(void), seq_div(void),
 	seq_intn(void), seq_hlt(void), seq_nop_irq(void), seq_popf(void), seq_iret_ret(void),
-	seq_pushf(void);
-extern char seq_div_resume[], seq_intn_resume[];
+	seq_pushf(void), seq_gp(void), seq_pf(void), seq_err_by_hand(void), seq_timer_loop(void);
+extern char seq_div_resume[], seq_intn_resume[], seq_gp_resume[], seq_pf_resume[],
+	seq_err_by_hand_resume[], seq_timer_loop_end[];
+#define TIMER_LOOP_N	5000
 
 uint8_t rep_src[256], rep_dst[256];
 uint64_t de_stub;		/* IDT vector 0's entry stub, for seq_intn */
+uint64_t err_stub;		/* #GP's or #PF's, for seq_err_by_hand */
 uint64_t saved_rflags;		/* seq_pushf's PUSHF image */
 
 asm(".text\n"
@@ -116,10 +119,47 @@ asm(".text\n"
     "	jmp *de_stub(%rip)\n"
     ".globl seq_intn_resume\nseq_intn_resume:\n"
     SEQ_END
+    /*
+     * #GP (a non-canonical load) and #PF (a load above the 4 GiB identity
+     * map) against the frame each pushes, with its error code, made by
+     * hand: the faulting load does not retire, the hand-made frame is 8
+     * instructions and a JMP more than the MOVABS before the load.
+     */
+    SEQ_BEGIN(seq_gp)
+    "	movabsq $0x8000000000000000, %rbx\n"
+    "	movq (%rbx), %rax\n"
+    ".globl seq_gp_resume\nseq_gp_resume:\n"
+    SEQ_END
+    SEQ_BEGIN(seq_pf)
+    "	movabsq $0x100000000, %rbx\n"
+    "	movq (%rbx), %rax\n"
+    ".globl seq_pf_resume\nseq_pf_resume:\n"
+    SEQ_END
+    SEQ_BEGIN(seq_err_by_hand)
+    "	movq %rsp, %rax\n"
+    "	pushq $0x10\n"
+    "	pushq %rax\n"
+    "	pushfq\n"
+    "	pushq $0x8\n"
+    "	leaq seq_err_by_hand_resume(%rip), %rax\n"
+    "	pushq %rax\n"
+    "	pushq $0\n"			/* the error code */
+    "	jmp *err_stub(%rip)\n"
+    ".globl seq_err_by_hand_resume\nseq_err_by_hand_resume:\n"
+    SEQ_END
     SEQ_BEGIN(seq_hlt)
     "	sti\n"
     "	hlt\n"
     "	cli\n"
+    SEQ_END
+    /* A loop the LAPIC timer interrupts (TIMER_LOOP_N iterations). */
+    SEQ_BEGIN(seq_timer_loop)
+    "	sti\n"
+    "	movl $5000, %ebx\n"
+    "1:	decl %ebx\n"
+    "	jnz 1b\n"
+    "	cli\n"
+    ".globl seq_timer_loop_end\nseq_timer_loop_end:\n"
     SEQ_END
     SEQ_BEGIN(seq_nop_irq)
     "	sti\n"
@@ -212,9 +252,14 @@ static void de_hook(struct rt_frame *f)
 
 static volatile bool irq_stops_counting;
 
+/* Where and how often it ran: the same instructions every time. */
+static volatile uint64_t irq_rip, irq_rbx, irq_calls;
+
 static void irq_handler(struct rt_frame *f)
 {
-	(void)f;
+	irq_rip = f->rip;
+	irq_rbx = f->rbx;
+	irq_calls++;
 	if (irq_stops_counting)
 		wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);
 }
@@ -226,7 +271,7 @@ static void self_ipi(void)
 
 int main(void)
 {
-	struct counts c, ud, in;
+	struct counts c, ud, in, t;
 
 	cfg = pmu_cfg_read();
 	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1 && cfg.nr_gp >= 1 + NR_BR);
@@ -285,6 +330,30 @@ int main(void)
 	GUEST_ASSERT_EQ(in.br[BR_TAKEN], ud.br[BR_TAKEN] + 1);	/* the JMP */
 	GUEST_ASSERT_EQ(in.br[BR_FAR], ud.br[BR_FAR]);		/* one IRETQ each */
 	GUEST_ASSERT(ud.br[BR_FAR] >= 1);
+	test_ok("the #DE handler counted");
+
+	/* #GP and #PF handlers, entered by the fault and by hand, counted alike. */
+	for (int v = 0; v < 2; v++) {
+		int vec = v ? VEC_PF : VEC_GP;
+
+		rt_set_exception_hook(vec, de_hook);
+		err_stub = idt_stub_addr(vec);
+		resume_to = v ? (uint64_t)seq_pf_resume : (uint64_t)seq_gp_resume;
+		ud = run_seq(v ? seq_pf : seq_gp);
+		resume_to = (uint64_t)seq_err_by_hand_resume;
+		in = run_seq(seq_err_by_hand);
+		rt_set_exception_hook(vec, NULL);
+		printf("exact_count: %s: %llu/%llu, by hand: %llu/%llu\n", v ? "#PF" : "#GP",
+		       (unsigned long long)ud.fixed0, (unsigned long long)ud.gp1,
+		       (unsigned long long)in.fixed0, (unsigned long long)in.gp1);
+		GUEST_ASSERT_EQ(in.fixed0, ud.fixed0 + 8);
+		GUEST_ASSERT_EQ(in.gp0, ud.gp0 + 8);
+		GUEST_ASSERT_EQ(in.gp1, ud.gp1 + 1);
+		GUEST_ASSERT_EQ(in.br[BR_TAKEN], ud.br[BR_TAKEN] + 1);
+		GUEST_ASSERT_EQ(in.br[BR_FAR], ud.br[BR_FAR]);
+		GUEST_ASSERT(ud.fixed0 > 1 + SEQ_END_INSNS + 10);	/* the handler's own */
+	}
+	test_ok("the #GP and #PF handlers counted");
 
 
 	/*
@@ -301,6 +370,30 @@ int main(void)
 	GUEST_ASSERT(c.fixed0 > 3 + SEQ_END_INSNS);	/* the handler ran and counted */
 	GUEST_ASSERT_EQ(in.fixed0, c.fixed0);
 	GUEST_ASSERT_EQ(in.gp1, c.gp1);
+
+	/*
+	 * The LAPIC timer (one-shot, 1 ms, divide by 1) interrupts a stepped
+	 * loop (10,000 steps: longer than that on any host) in its middle, as
+	 * EBX in its frame shows: the loop's 3 + 2N instructions and N
+	 * branches, plus the handler's as STI; NOP above counted them (its
+	 * 3 + SEQ_END_INSNS instructions and no branches aside).
+	 */
+	irq_calls = 0;
+	apic_write(APIC_TDCR, 0xb);
+	apic_write(APIC_LVTT, IRQ_VECTOR);
+	apic_write(APIC_TMICT, 1000000);
+	t = run_seq(seq_timer_loop);
+	apic_write(APIC_LVTT, IRQ_VECTOR | APIC_LVT_MASKED);
+	printf("exact_count: timer in a loop: %llu/%llu, %llu interrupt(s) at %#llx, %llu "
+	       "iterations to go\n", (unsigned long long)t.fixed0, (unsigned long long)t.gp1,
+	       (unsigned long long)irq_calls, (unsigned long long)irq_rip,
+	       (unsigned long long)irq_rbx);
+	GUEST_ASSERT_EQ(irq_calls, 1);
+	GUEST_ASSERT(irq_rip > (uint64_t)seq_timer_loop && irq_rip < (uint64_t)seq_timer_loop_end);
+	GUEST_ASSERT(irq_rbx > 0 && irq_rbx < TIMER_LOOP_N);
+	GUEST_ASSERT_EQ(t.fixed0, 3 + 2 * TIMER_LOOP_N + c.fixed0 - 3);
+	GUEST_ASSERT_EQ(t.gp1, TIMER_LOOP_N + c.gp1);
+	test_ok("a timer interrupt in a stepped loop counted");
 
 	/*
 	 * Handlers that stop counting return through frames pushed while the

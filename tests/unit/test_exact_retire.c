@@ -47,6 +47,19 @@ START_TEST(test_plain_and_faulting)
 	/* ...with an error code below the frame. */
 	ck_assert_int_eq(step_frame(&in, 0x200000, 0, RIP, CS, &ev), RETIRE_NO);
 	ck_assert(ev);
+	/* ...and the handler's first PUSH run in the same step (kvm_pvm). */
+	{
+		struct step_result r = { .new_rip = 0x200002, .frame = { 14, 0, RIP, CS },
+					 .frame_valid = true };
+
+		ck_assert_int_eq(retire_decide(&in, RIP, CS, &r), RETIRE_NO);
+		ck_assert(r.event);
+		r = (struct step_result){ .new_rip = 0x200002, .frame = { 14, 0, RIP, 0x2b },
+					  .frame_valid = true };
+		ck_assert_int_eq(retire_decide(&in, RIP, CS, &r), RETIRE_NO);
+		ck_assert(!r.event);
+	}
+	ck_assert(ev);
 	/* Same RIP but another CS: not this instruction's frame. */
 	ck_assert_int_eq(step_frame(&in, 0x200000, RIP, 0x2b, 0x2, &ev), RETIRE_NO);
 	ck_assert(!ev);

@@ -18,8 +18,10 @@ static bool frame_names(const struct step_result *res, uint64_t rip, uint16_t cs
 {
 	if (!res->frame_valid)
 		return false;
-	return (res->frame[0] == rip && (uint16_t)res->frame[1] == cs) ||
-	       (res->frame[1] == rip && (uint16_t)res->frame[2] == cs);
+	for (unsigned int i = 0; i + 1 < sizeof(res->frame) / sizeof(res->frame[0]); i++)
+		if (res->frame[i] == rip && (uint16_t)res->frame[i + 1] == cs)
+			return true;
+	return false;
 }
 
 static enum retire retired(const struct insn *in, uint64_t rip, uint64_t new_rip)

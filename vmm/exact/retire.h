@@ -21,8 +21,12 @@
 
 struct step_result {
 	uint64_t new_rip;
-	/* The three qwords at the new RSP, if they could be read (64-bit mode). */
-	uint64_t frame[3];
+	/*
+	 * The four qwords at the new RSP, if they could be read (64-bit mode):
+	 * [err,] RIP, CS, ..., or on kvm_pvm, where the handler's first
+	 * instruction runs in the delivery's step, one PUSH below that.
+	 */
+	uint64_t frame[4];
 	bool frame_valid;
 	/* Output: an event was delivered during the step (a frame named it). */
 	bool event;

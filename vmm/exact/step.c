@@ -532,11 +532,13 @@ static void exact_untrace(struct vcpu *vcpu, struct kvm_regs *r, const struct kv
 		return;
 	ps = sregs_paging(s);
 	if (res->event && res->frame_valid) {
-		/* [err,] RIP, CS, RFLAGS: retire_decide() matched the CS slot. */
-		if ((uint16_t)res->frame[1] == x->cs)
-			cleared = exact_untrace_slot(vcpu, &ps, r->rsp + 16);
-		else if ((uint16_t)res->frame[2] == x->cs)
-			cleared = exact_untrace_slot(vcpu, &ps, r->rsp + 24);
+		/* [push,] [err,] RIP, CS, RFLAGS: retire_decide() matched the CS slot. */
+		for (unsigned int i = 1; i < sizeof(res->frame) / sizeof(res->frame[0]); i++) {
+			if ((uint16_t)res->frame[i] == x->cs) {
+				cleared = exact_untrace_slot(vcpu, &ps, r->rsp + 8 * (i + 1));
+				break;
+			}
+		}
 	} else if (how != RETIRE_NO && (x->insn.flags & INSN_SAVES_RFLAGS)) {
 		if (x->insn.flags & INSN_FAR) {		/* SYSCALL: RFLAGS in R11 */
 			if (r->r11 & X86_RFLAGS_TF) {
