@@ -142,6 +142,54 @@ START_TEST(test_exact_user_mode_honesty)
 END_TEST
 
 /*
+ * SYSCALL into a kernel entry and SYSRETQ back, ten times from CPL3: the
+ * user side's 33 instructions and the kernel side's 40, exactly, where the
+ * host steps CPL3 and pmuvm follows SYSCALL into the kernel (its single-step
+ * does, or breakpoints fire with interrupts held out of steps); where it
+ * cannot follow, the kernel side is uncounted and pmuvm says so. Not run
+ * where CPL3 cannot be stepped (kvm_pvm: PVM's own switcher takes a guest's
+ * SYSCALL there).
+ */
+START_TEST(test_exact_syscall)
+{
+	const char *rep = tmp_path("syscall.json");
+	struct pmuvm_result r;
+	json_object *root;
+	const char *w;
+	long long usr, os, want_usr, want_os;
+	bool follows;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "-v", "--timeout", "60", guest_path("exact_user"));
+	if (!strstr(r.err, "exact counting: this host can single-step user mode")) {
+		printf("SKIP: %s: this host cannot single-step user mode (CPL3)\n", __func__);
+		pmuvm_result_free(&r);
+		return;
+	}
+	pmuvm_result_free(&r);
+	pmuvm_run(&r, "--report", rep, "--timeout", "60", guest_path("exact_syscall"));
+	expect_guest_pass(&r, "exact_syscall");
+	w = strstr(r.out, "exact_syscall: usr=");
+	ck_assert_msg(w && sscanf(w, "exact_syscall: usr=%lld os=%lld want %lld %lld", &usr, &os,
+				  &want_usr, &want_os) == 4, "no result line:\n%s", r.out);
+	root = report_load(rep);
+	follows = json_u64(root, "config.pmu.step_follows_events") ||
+		  (json_u64(root, "config.pmu.hw_breakpoints_fire") &&
+		   json_u64(root, "config.pmu.step_holds_interrupts"));
+	ck_assert_int_eq(usr, want_usr);
+	if (follows) {
+		ck_assert_int_eq(os, want_os);
+		ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.handler_runs_uncounted"), 0);
+	} else {
+		ck_assert(json_u64(root, "vcpus.0.exact.handler_runs_uncounted") >= 10);
+		ck_assert_msg(strstr(r.err, "does not follow events into their handlers"), "%s", r.err);
+	}
+	json_object_put(root);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/*
  * RDPMC completed by pmuvm where hardware would complete it (5 in the
  * guest), every other #GP passed on to the guest's handler (3). Where KVM
  * answers RDPMC itself, the 5 are corrected in the steps that follow PMU
@@ -262,6 +310,7 @@ static Suite *exact_suite(void)
 	tcase_add_test(tc, test_exact_zero_skid);
 	tcase_add_test(tc, test_exact_model_cycles_deterministic);
 	tcase_add_test(tc, test_exact_user_mode_honesty);
+	tcase_add_test(tc, test_exact_syscall);
 	tcase_add_test(tc, test_exact_costs_nothing_unused);
 	tcase_add_test(tc, test_exact_rdpmc_unmodified_guest);
 	tcase_add_test(tc, test_exact_on_off);

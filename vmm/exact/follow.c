@@ -14,6 +14,10 @@
  *        for a privileged instruction; else #GP, which any memory access
  *        may raise;
  *   DR3  an interrupt or NMI let into this step.
+ * Before a 64-bit SYSCALL, whose IA32_FMASK clears TF as it enters the
+ * kernel (SDM vol. 2B SYSCALL), DR2 is on its target (IA32_LSTAR) instead:
+ * else the trap would come only after the SYSRET that restores TF, and the
+ * kernel path in between would run uncounted.
  * Interrupts and NMIs are kept out of steps (KVM_GUESTDBG_BLOCKIRQ, which
  * holds KVM's injection, not the interrupt).  Every FOLLOW_POLL_NS, and
  * after each PMI pmuvm delivers, the LAPIC is read: an interrupt that is
@@ -54,6 +58,7 @@
 #define VEC_PF		14
 
 #define X86_RFLAGS_IF	(1ULL << 9)
+#define MSR_LSTAR	0xc0000082
 
 /* How long an interrupt may wait for a step to let it in. */
 #define FOLLOW_POLL_NS	100000ULL
@@ -154,6 +159,24 @@ static void follow_arm(struct vcpu_debug *d, uint64_t rip, uint64_t entry)
 	d->follow[d->nr_follow++] = entry;
 }
 
+/* Where a 64-bit SYSCALL goes (IA32_LSTAR), or 0. */
+static uint64_t follow_syscall_target(struct vcpu *vcpu)
+{
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry e;
+	} m = { .hdr.nmsrs = 1, .e.index = MSR_LSTAR };
+
+	if (ioctl(vcpu->fd, KVM_GET_MSRS, &m) != 1)
+		return 0;
+	return m.e.data;
+}
+
+bool follow_is_syscall(const struct insn *in)
+{
+	return in && (in->flags & (INSN_FAR | INSN_SAVES_RFLAGS)) == (INSN_FAR | INSN_SAVES_RFLAGS);
+}
+
 /* An interrupt or NMI to let into the coming step, or -1. */
 static int follow_choose_let_in(struct vcpu *vcpu, struct follow_state *f,
 				const struct kvm_regs *r, bool hlt)
@@ -180,9 +203,11 @@ static int follow_choose_let_in(struct vcpu *vcpu, struct follow_state *f,
 }
 
 void follow_prepare(struct vcpu *vcpu, struct follow_state *f, const struct kvm_regs *r,
-		    const struct kvm_sregs *s, bool decoded, int fault_vec, bool hlt)
+		    const struct kvm_sregs *s, const struct insn *in, bool woke)
 {
 	struct vcpu_debug *d = &vcpu->dbg;
+	bool hlt = woke || (in && (in->flags & INSN_HLT));
+	int fault_vec = in ? in->fault_vec : VEC_UD;	/* bytes that do not decode: #UD */
 	uint64_t entry;
 
 	if (!f->on)
@@ -196,9 +221,10 @@ void follow_prepare(struct vcpu *vcpu, struct follow_state *f, const struct kvm_
 		return;
 	}
 	follow_arm(d, r->rip, follow_gate(vcpu, s, VEC_PF));
-	if (!decoded)
-		fault_vec = VEC_UD;
-	follow_arm(d, r->rip, follow_gate(vcpu, s, fault_vec >= 0 ? fault_vec : VEC_GP));
+	if (follow_is_syscall(in) && s->cs.l)
+		follow_arm(d, r->rip, follow_syscall_target(vcpu));
+	else
+		follow_arm(d, r->rip, follow_gate(vcpu, s, fault_vec >= 0 ? fault_vec : VEC_GP));
 	f->let_in = follow_choose_let_in(vcpu, f, r, hlt);
 	entry = follow_gate(vcpu, s, f->let_in);
 	if (f->let_in >= 0 && entry && entry != r->rip && d->nr_follow < GUEST_DEBUG_WATCH_MAX) {

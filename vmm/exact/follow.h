@@ -28,14 +28,18 @@ struct follow_state {
 /* Whether this vCPU follows events with breakpoints; sets f->on. */
 void follow_init(struct vcpu *vcpu, struct follow_state *f);
 
+struct insn;
+
 /*
- * Before a step from the instruction at r->rip (`fault_vec` the vector it
- * raises by what it is, or INSN_NO_FAULT_VEC; `decoded` false if it could
- * not be decoded; `hlt` if it is HLT): arms the breakpoints and the
- * interrupt block.
+ * Before a step from the instruction `in` at r->rip (NULL: it could not be
+ * decoded; `woke`: a HLT before it just retired with an interrupt
+ * pending): arms the breakpoints and the interrupt block.
  */
 void follow_prepare(struct vcpu *vcpu, struct follow_state *f, const struct kvm_regs *r,
-		    const struct kvm_sregs *s, bool decoded, int fault_vec, bool hlt);
+		    const struct kvm_sregs *s, const struct insn *in, bool woke);
+
+/* Whether `in` is SYSCALL. */
+bool follow_is_syscall(const struct insn *in);
 
 /* After a step exit: true if it stopped at a followed handler's entry. */
 bool follow_entered(struct vcpu *vcpu, struct follow_state *f);

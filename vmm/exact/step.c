@@ -262,8 +262,7 @@ static __attribute__((noinline)) void exact_prepare_step(struct vcpu *vcpu)
 	if (halted)
 		exact_decode_next(vcpu, r, s);
 	/* An interrupt that ends a HLT is taken right after it. */
-	follow_prepare(vcpu, &x->follow, r, s, x->pending, x->insn.fault_vec,
-		       halted || (x->pending && (x->insn.flags & INSN_HLT)));
+	follow_prepare(vcpu, &x->follow, r, s, x->pending ? &x->insn : NULL, halted);
 	/*
 	 * Stepping just started in the middle of the WRMSR that enabled the
 	 * counter: KVM completes it on this KVM_RUN, and it is not counted.
@@ -541,7 +540,11 @@ static void exact_untrace(struct vcpu *vcpu, struct kvm_regs *r, const struct kv
 		}
 	} else if (how != RETIRE_NO && (x->insn.flags & INSN_SAVES_RFLAGS)) {
 		if (x->insn.flags & INSN_FAR) {		/* SYSCALL: RFLAGS in R11 */
-			if (r->r11 & X86_RFLAGS_TF) {
+			/*
+			 * Stopped at its target (follow.c), stepping goes on to
+			 * the SYSRET, whose R11 must keep TF to trap after it.
+			 */
+			if ((r->r11 & X86_RFLAGS_TF) && !x->rearm) {
 				r->r11 &= ~X86_RFLAGS_TF;
 				cleared = !vcpu_state_changed_stepping(vcpu);
 			}
@@ -631,6 +634,9 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 		return;
 	}
 	rdpmc_watch_stepped(vcpu, x->rip, x->insn.flags & INSN_RDPMC);
+	/* A SYSCALL that came back in one step: the kernel ran between, unstepped. */
+	if (follow_is_syscall(&x->insn) && r->rip == x->rip + x->insn.len && !entered)
+		exact_handler_unstepped(vcpu);
 	if (!x->counted)
 		exact_retire(vcpu, how);
 	x->pending = false;

@@ -1,0 +1,76 @@
+/*
+ * exact_syscall: SYSCALL and SYSRET (SDM vol. 2B) counted exactly.
+ * user_syscalls makes SYSCALL_N system calls into syscall_entry; IA32_FMASK
+ * clears TF and IF on the way in, and SYSRETQ returns.  Fixed counter 0
+ * counts USR, GP counter 0 OS, around a CPL3 call of user_syscalls and,
+ * for the runtime's own way in and out, of user_nop: the user side retires
+ * SYSCALL_USER_INSNS, the kernel side SYSCALL_N x 4 more than user_nop's
+ * run.  Prints both; the system test wants them exact where the host steps
+ * CPL3 and follows SYSCALL into the kernel (it is run only where CPL3 is
+ * steppable: on kvm_pvm, PVM's own switcher takes a guest's SYSCALL).
+ */
+#include "pmu_common.h"
+
+#define SYSCALL_N		10
+/* The CALL into it, MOV, 10 x (SYSCALL, DEC, JNZ), RET. */
+#define SYSCALL_USER_INSNS	(1 + 1 + 3 * SYSCALL_N + 1)
+#define SYSCALL_KERNEL_INSNS	4		/* syscall_entry: 3 NOPs, SYSRETQ */
+
+#define MSR_STAR	0xc0000081
+#define MSR_LSTAR	0xc0000082
+#define MSR_FMASK	0xc0000084
+#define RFLAGS_TF_IF	0x300ull
+
+uint64_t user_nop(uint64_t arg);
+uint64_t user_syscalls(uint64_t arg);
+void syscall_entry(void);
+
+asm(".text\n"
+    ".globl user_nop\n"
+    "user_nop:\n"
+    "	ret\n"
+    ".globl user_syscalls\n"
+    "user_syscalls:\n"
+    "	movl $10, %r8d\n"
+    "1:	syscall\n"
+    "	decl %r8d\n"
+    "	jnz 1b\n"
+    "	ret\n"
+    /* On the user's stack, IF and TF clear (FMASK); RCX and R11 say where to. */
+    ".globl syscall_entry\n"
+    "syscall_entry:\n"
+    "	nop\n	nop\n	nop\n"
+    "	sysretq\n");
+
+/* USR count in fixed counter 0 and OS count in GP counter 0 around fn at CPL3. */
+static void count_user_run(uint64_t (*fn)(uint64_t), uint64_t *usr, uint64_t *os)
+{
+	wrmsr(MSR_IA32_FIXED_CTR0, 0);
+	wrmsr(MSR_IA32_PMC0, 0);
+	wrmsr(MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_USR(0));
+	wrmsr(MSR_IA32_PERFEVTSEL0, EVTSEL_EN | EVTSEL_OS | PMU_EVENT_INSTRUCTIONS);
+	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, GLOBAL_CTRL_FIXED(0) | 1);
+	rt_run_user(fn, 0);
+	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);
+	*usr = rdmsr(MSR_IA32_FIXED_CTR0);
+	*os = rdmsr(MSR_IA32_PMC0);
+}
+
+int main(void)
+{
+	struct pmu_cfg cfg = pmu_cfg_read();
+	uint64_t usr, os, sc_usr, sc_os;
+
+	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1);
+	/* STAR: SYSCALL loads CS 0x08/SS 0x10, SYSRETQ CS 0x28|3/SS 0x20|3 (rt/layout.h). */
+	wrmsr(MSR_STAR, (uint64_t)SEG_KCODE32 << 48 | (uint64_t)SEG_KCODE64 << 32);
+	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
+	wrmsr(MSR_FMASK, RFLAGS_TF_IF);
+	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
+	count_user_run(user_nop, &usr, &os);	/* the first run sets user mode up */
+	count_user_run(user_nop, &usr, &os);
+	count_user_run(user_syscalls, &sc_usr, &sc_os);
+	printf("exact_syscall: usr=%llu os=%lld want %u %u\n", (unsigned long long)sc_usr,
+	       (long long)(sc_os - os), SYSCALL_USER_INSNS, SYSCALL_N * SYSCALL_KERNEL_INSNS);
+	return 0;
+}
