@@ -42,20 +42,6 @@ asm(".text\n"
     "	nop\n	nop\n	nop\n"
     "	sysretq\n");
 
-/* USR count in fixed counter 0 and OS count in GP counter 0 around fn at CPL3. */
-static void count_user_run(uint64_t (*fn)(uint64_t), uint64_t *usr, uint64_t *os)
-{
-	wrmsr(MSR_IA32_FIXED_CTR0, 0);
-	wrmsr(MSR_IA32_PMC0, 0);
-	wrmsr(MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_USR(0));
-	wrmsr(MSR_IA32_PERFEVTSEL0, EVTSEL_EN | EVTSEL_OS | PMU_EVENT_INSTRUCTIONS);
-	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, GLOBAL_CTRL_FIXED(0) | 1);
-	rt_run_user(fn, 0);
-	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);
-	*usr = rdmsr(MSR_IA32_FIXED_CTR0);
-	*os = rdmsr(MSR_IA32_PMC0);
-}
-
 int main(void)
 {
 	struct pmu_cfg cfg = pmu_cfg_read();
@@ -67,9 +53,9 @@ int main(void)
 	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
 	wrmsr(MSR_FMASK, RFLAGS_TF_IF);
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
-	count_user_run(user_nop, &usr, &os);	/* the first run sets user mode up */
-	count_user_run(user_nop, &usr, &os);
-	count_user_run(user_syscalls, &sc_usr, &sc_os);
+	pmu_count_user_run(user_nop, &usr, &os);	/* the first run sets user mode up */
+	pmu_count_user_run(user_nop, &usr, &os);
+	pmu_count_user_run(user_syscalls, &sc_usr, &sc_os);
 	printf("exact_syscall: usr=%llu os=%lld want %u %u\n", (unsigned long long)sc_usr,
 	       (long long)(sc_os - os), SYSCALL_USER_INSNS, SYSCALL_N * SYSCALL_KERNEL_INSNS);
 	return 0;

@@ -27,15 +27,7 @@ int main(void)
 	uint64_t usr, os;
 
 	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1);
-	wrmsr(MSR_IA32_FIXED_CTR0, 0);
-	wrmsr(MSR_IA32_PMC0, 0);
-	wrmsr(MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_USR(0));
-	wrmsr(MSR_IA32_PERFEVTSEL0, EVTSEL_EN | EVTSEL_OS | PMU_EVENT_INSTRUCTIONS);
-	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, GLOBAL_CTRL_FIXED(0) | 1);
-	rt_run_user(user_loop, 0);
-	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);
-	usr = rdmsr(MSR_IA32_FIXED_CTR0);
-	os = rdmsr(MSR_IA32_PMC0);
+	pmu_count_user_run(user_loop, &usr, &os);
 	printf("exact_user: usr=%llu os=%llu user_insns=%u\n", (unsigned long long)usr,
 	       (unsigned long long)os, USER_INSNS);
 	GUEST_ASSERT(os > 0);

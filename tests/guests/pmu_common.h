@@ -34,6 +34,23 @@ static inline struct pmu_cfg pmu_cfg_read(void)
 	return c;
 }
 
+/*
+ * Instructions retired around a CPL3 call of fn: USR in fixed counter 0,
+ * OS in GP counter 0 (the runtime's way into user mode and back).
+ */
+static inline void pmu_count_user_run(uint64_t (*fn)(uint64_t), uint64_t *usr, uint64_t *os)
+{
+	wrmsr(MSR_IA32_FIXED_CTR0, 0);
+	wrmsr(MSR_IA32_PMC0, 0);
+	wrmsr(MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_USR(0));
+	wrmsr(MSR_IA32_PERFEVTSEL0, EVTSEL_EN | EVTSEL_OS | PMU_EVENT_INSTRUCTIONS);
+	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, GLOBAL_CTRL_FIXED(0) | 1);
+	rt_run_user(fn, 0);
+	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);
+	*usr = rdmsr(MSR_IA32_FIXED_CTR0);
+	*os = rdmsr(MSR_IA32_PMC0);
+}
+
 static inline uint64_t width_mask(unsigned int w)
 {
 	return w >= 64 ? ~0ull : (1ull << w) - 1;

@@ -159,19 +159,6 @@ static void follow_arm(struct vcpu_debug *d, uint64_t rip, uint64_t entry)
 	d->follow[d->nr_follow++] = entry;
 }
 
-/* Where a 64-bit SYSCALL goes (IA32_LSTAR), or 0. */
-static uint64_t follow_syscall_target(struct vcpu *vcpu)
-{
-	struct {
-		struct kvm_msrs hdr;
-		struct kvm_msr_entry e;
-	} m = { .hdr.nmsrs = 1, .e.index = MSR_LSTAR };
-
-	if (ioctl(vcpu->fd, KVM_GET_MSRS, &m) != 1)
-		return 0;
-	return m.e.data;
-}
-
 bool follow_is_syscall(const struct insn *in)
 {
 	return in && (in->flags & (INSN_FAR | INSN_SAVES_RFLAGS)) == (INSN_FAR | INSN_SAVES_RFLAGS);
@@ -222,7 +209,7 @@ void follow_prepare(struct vcpu *vcpu, struct follow_state *f, const struct kvm_
 	}
 	follow_arm(d, r->rip, follow_gate(vcpu, s, VEC_PF));
 	if (follow_is_syscall(in) && s->cs.l)
-		follow_arm(d, r->rip, follow_syscall_target(vcpu));
+		follow_arm(d, r->rip, vcpu_get_msr(vcpu, MSR_LSTAR));	/* its target */
 	else
 		follow_arm(d, r->rip, follow_gate(vcpu, s, fault_vec >= 0 ? fault_vec : VEC_GP));
 	f->let_in = follow_choose_let_in(vcpu, f, r, hlt);

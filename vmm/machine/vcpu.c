@@ -215,6 +215,18 @@ void vcpu_destroy(struct vcpu *vcpu)
 	vcpu->fd = -1;
 }
 
+uint64_t vcpu_get_msr(struct vcpu *vcpu, uint32_t index)
+{
+	struct {
+		struct kvm_msrs hdr;
+		struct kvm_msr_entry e;
+	} m = { .hdr.nmsrs = 1, .e.index = index };
+
+	if (ioctl(vcpu->fd, KVM_GET_MSRS, &m) != 1)
+		return 0;
+	return m.e.data;
+}
+
 bool vcpu_warn_once(struct vcpu *vcpu, unsigned int what)
 {
 	return log_once_bit(&vcpu->warned, what);

@@ -25,18 +25,6 @@
 
 #define FXSAVE_XMM0		160	/* XMM0 in the legacy XSAVE region (SDM vol. 1 10.5.1) */
 
-static uint64_t guest_tsc(struct vcpu *vcpu)
-{
-	struct {
-		struct kvm_msrs hdr;
-		struct kvm_msr_entry e;
-	} m = { .hdr.nmsrs = 1, .e.index = MSR_IA32_TSC };
-
-	if (ioctl(vcpu->fd, KVM_GET_MSRS, &m) != 1)
-		return 0;
-	return m.e.data;
-}
-
 static int guest_xmm(struct vcpu *vcpu, struct pebs_state *st)
 {
 	struct kvm_xsave xs;
@@ -80,7 +68,7 @@ static void fill_state(struct vcpu *vcpu, const struct kvm_regs *r,
 		st->rip &= 0xffffffffULL;
 		st->eventing_ip &= 0xffffffffULL;
 	}
-	st->tsc = guest_tsc(vcpu);
+	st->tsc = vcpu_get_msr(vcpu, MSR_IA32_TSC);
 }
 
 static void pebs_after_run(struct vcpu *vcpu)
