@@ -35,9 +35,10 @@ static const uint64_t br_event[NR_BR] = {
 
 void seq_nops(void), seq_loop(void), seq_rep(void), seq_call(void), seq_div(void),
 	seq_intn(void), seq_hlt(void), seq_nop_irq(void), seq_popf(void), seq_iret_ret(void),
-	seq_pushf(void), seq_gp(void), seq_pf(void), seq_err_by_hand(void), seq_timer_loop(void);
+	seq_pushf(void), seq_gp(void), seq_pf(void), seq_err_by_hand(void), seq_timer_loop(void),
+	seq_ud(void), seq_bp(void);
 extern char seq_div_resume[], seq_intn_resume[], seq_gp_resume[], seq_pf_resume[],
-	seq_err_by_hand_resume[], seq_timer_loop_end[];
+	seq_err_by_hand_resume[], seq_timer_loop_end[], seq_ud_resume[], seq_bp_resume[];
 #define TIMER_LOOP_N	5000
 
 uint8_t rep_src[256], rep_dst[256];
@@ -146,6 +147,15 @@ asm(".text\n"
     "	pushq $0\n"			/* the error code */
     "	jmp *err_stub(%rip)\n"
     ".globl seq_err_by_hand_resume\nseq_err_by_hand_resume:\n"
+    SEQ_END
+    /* #UD (a fault: UD2 does not retire) and #BP (a trap: INT3 does). */
+    SEQ_BEGIN(seq_ud)
+    "	ud2\n"
+    ".globl seq_ud_resume\nseq_ud_resume:\n"
+    SEQ_END
+    SEQ_BEGIN(seq_bp)
+    "	int3\n"
+    ".globl seq_bp_resume\nseq_bp_resume:\n"
     SEQ_END
     SEQ_BEGIN(seq_hlt)
     "	sti\n"
@@ -354,6 +364,46 @@ int main(void)
 		GUEST_ASSERT(ud.fixed0 > 1 + SEQ_END_INSNS + 10);	/* the handler's own */
 	}
 	test_ok("the #GP and #PF handlers counted");
+
+	/*
+	 * With "traps" on the command line (where KVM runs guest kernel mode
+	 * natively: its instruction emulator, as on kvm_pvm, fails on UD2 and
+	 * INT3 at CPL0 while stepping): #UD and #BP against seq_intn's frame.
+	 * UD2 faults: 8 fewer than by hand.  INT3 traps and retires, a far
+	 * branch where seq_intn has a near JMP: 7 fewer instructions.
+	 */
+	if (mbi_arg("traps")) {
+		struct counts bp;
+
+		rt_set_exception_hook(VEC_UD, de_hook);
+		rt_set_exception_hook(VEC_BP, de_hook);
+		de_stub = idt_stub_addr(VEC_UD);
+		resume_to = (uint64_t)seq_ud_resume;
+		ud = run_seq(seq_ud);
+		resume_to = (uint64_t)seq_intn_resume;
+		in = run_seq(seq_intn);
+		printf("exact_count: #UD: %llu/%llu, by hand: %llu/%llu\n",
+		       (unsigned long long)ud.fixed0, (unsigned long long)ud.gp1,
+		       (unsigned long long)in.fixed0, (unsigned long long)in.gp1);
+		GUEST_ASSERT_EQ(in.fixed0, ud.fixed0 + 8);
+		GUEST_ASSERT_EQ(in.gp1, ud.gp1 + 1);
+		de_stub = idt_stub_addr(VEC_BP);
+		resume_to = (uint64_t)seq_bp_resume;
+		bp = run_seq(seq_bp);
+		resume_to = (uint64_t)seq_intn_resume;
+		in = run_seq(seq_intn);
+		printf("exact_count: #BP: %llu/%llu, by hand: %llu/%llu\n",
+		       (unsigned long long)bp.fixed0, (unsigned long long)bp.gp1,
+		       (unsigned long long)in.fixed0, (unsigned long long)in.gp1);
+		GUEST_ASSERT_EQ(in.fixed0, bp.fixed0 + 7);
+		GUEST_ASSERT_EQ(in.gp1, bp.gp1);
+		GUEST_ASSERT_EQ(bp.br[BR_FAR], in.br[BR_FAR] + 1);
+		GUEST_ASSERT_EQ(in.br[BR_TAKEN], bp.br[BR_TAKEN] + 1);
+		rt_set_exception_hook(VEC_BP, NULL);
+		rt_set_exception_hook(VEC_DE, de_hook);
+		de_stub = idt_stub_addr(VEC_DE);
+		test_ok("the #UD and #BP handlers counted");
+	}
 
 
 	/*

@@ -27,6 +27,31 @@ START_TEST(test_exact_retirement_rules)
 END_TEST
 
 /*
+ * The #UD and #BP handlers counted (exact_count with "traps"): only where
+ * KVM runs guest kernel mode natively; its instruction emulator (kvm_pvm,
+ * config.host.kernel_mode_emulated) fails on UD2 and INT3 at CPL0 while
+ * stepping.
+ */
+START_TEST(test_exact_trap_handlers)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "-v", "--timeout", "60", guest_path("exact_off"));
+	if (!strstr(r.err, "guest kernel mode (CPL0) runs natively")) {
+		printf("SKIP: %s: KVM emulates guest kernel mode here\n", __func__);
+		pmuvm_result_free(&r);
+		return;
+	}
+	pmuvm_result_free(&r);
+	pmuvm_run(&r, "--append", "traps", "--timeout", "60", guest_path("exact_count"));
+	expect_guest_pass(&r, "exact_count traps");
+	expect_guest_ok(&r, "the #UD and #BP handlers counted");
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/*
  * Zero skid; and PMIs delivered while stepping enter their handler: where
  * the host's single-step follows events into handlers (the probe's
  * config.pmu.step_follows_events), or pmuvm follows them with breakpoints
@@ -307,6 +332,7 @@ static Suite *exact_suite(void)
 
 	tcase_set_timeout(tc, 180);
 	tcase_add_test(tc, test_exact_retirement_rules);
+	tcase_add_test(tc, test_exact_trap_handlers);
 	tcase_add_test(tc, test_exact_zero_skid);
 	tcase_add_test(tc, test_exact_model_cycles_deterministic);
 	tcase_add_test(tc, test_exact_user_mode_honesty);
