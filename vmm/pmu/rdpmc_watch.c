@@ -23,10 +23,10 @@
  * counts come from").
  *
  * All of it only where breakpoints fire (kvm/probe.c).  Where they do not
- * (the lab's nested KVM) windows could never end, and endless windows cost
- * too much there: every PMI's MSR accesses followed by 256 steps slowed
- * guests several-fold and showed up as kernel cycles in every profile
- * (README, "perf in the guest").
+ * (nested KVM under QEMU before 9.1) windows could never end, and endless
+ * windows cost too much there: every PMI's MSR accesses followed by 256
+ * steps slowed guests several-fold and showed up as kernel cycles in every
+ * profile.
  *
  * A breakpoint is a linear address: in another address space the same
  * address may hold other code, which is then stepped once and left alone.
