@@ -134,16 +134,55 @@ static int follow_pending_irq(struct vcpu *vcpu)
 	return ((unsigned int)irr & 0xf0) > ppr ? irr : -1;
 }
 
-/* The entry of vector `vec`'s handler in the guest's IDT, or 0. */
-static uint64_t follow_gate(struct vcpu *vcpu, const struct kvm_sregs *s, int vec)
+/*
+ * Where the IDT's bytes at `la` are in host memory, or NULL (walk them).
+ * The walk of its pages is kept for as long as the IDT's base and the
+ * paging registers stay, as for RDPMC's #GP gate (pmu/rdpmc.c): the gates
+ * themselves are read afresh for every step.
+ */
+static const uint8_t *follow_idt_ptr(struct vcpu *vcpu, struct follow_state *f,
+				     const struct kvm_sregs *s, uint64_t la)
 {
 	struct paging_state ps = sregs_paging(s);
-	uint64_t g[2];
+	uint64_t page0 = s->idt.base & ~0xfffULL, gpa;
+	uint64_t i = (la - page0) >> 12;
 
-	if (vec < 0 || (unsigned int)vec * IDT_GATE64_SIZE + IDT_GATE64_SIZE - 1 > s->idt.limit ||
-	    guest_linear_read(&vcpu->vm->mem, &ps, s->idt.base + (uint64_t)vec * IDT_GATE64_SIZE,
-			      g, sizeof(g)))
+	if (f->idt_base != s->idt.base || f->idt_ps.cr0 != ps.cr0 || f->idt_ps.cr3 != ps.cr3 ||
+	    f->idt_ps.cr4 != ps.cr4 || f->idt_ps.efer != ps.efer) {
+		f->idt_base = s->idt.base;
+		f->idt_ps = ps;
+		f->idt_page[0] = f->idt_page[1] = NULL;
+	}
+	if (i > 1 || (la & 0xfff) > 0x1000 - IDT_GATE64_SIZE)
+		return NULL;	/* a gate across two pages: walked every time */
+	if (!f->idt_page[i]) {
+		if (pagewalk(&vcpu->vm->mem, &ps, page0 + (i << 12), 0, &gpa))
+			return NULL;
+		f->idt_page[i] = guest_mem_ptr(&vcpu->vm->mem, gpa, 0x1000);
+		if (!f->idt_page[i])
+			return NULL;
+	}
+	return f->idt_page[i] + (la & 0xfff);
+}
+
+/* The entry of vector `vec`'s handler in the guest's IDT, or 0. */
+static uint64_t follow_gate(struct vcpu *vcpu, struct follow_state *f, const struct kvm_sregs *s,
+			    int vec)
+{
+	uint64_t la = s->idt.base + (uint64_t)vec * IDT_GATE64_SIZE, g[2];
+	struct paging_state ps;
+	const uint8_t *p;
+
+	if (vec < 0 || (unsigned int)vec * IDT_GATE64_SIZE + IDT_GATE64_SIZE - 1 > s->idt.limit)
 		return 0;
+	p = follow_idt_ptr(vcpu, f, s, la);
+	if (p) {
+		memcpy(g, p, sizeof(g));
+	} else {
+		ps = sregs_paging(s);
+		if (guest_linear_read(&vcpu->vm->mem, &ps, la, g, sizeof(g)))
+			return 0;
+	}
 	return idt_gate64_target(g);
 }
 
@@ -189,6 +228,21 @@ static int follow_choose_let_in(struct vcpu *vcpu, struct follow_state *f,
 	return vec;
 }
 
+/*
+ * The breakpoints and the block as wished: KVM_SET_GUEST_DEBUG only when
+ * they differ from what KVM has (most steps arm the same handlers).
+ */
+static void follow_apply(struct vcpu *vcpu)
+{
+	const struct vcpu_debug *d = &vcpu->dbg;
+
+	if (d->applied_step && d->step && d->nr_follow == d->applied_nr_follow &&
+	    d->block_irq == d->applied_block_irq &&
+	    !memcmp(d->follow, d->applied_follow, sizeof(d->follow[0]) * d->nr_follow))
+		return;
+	guest_debug_apply(vcpu);
+}
+
 void follow_prepare(struct vcpu *vcpu, struct follow_state *f, const struct kvm_regs *r,
 		    const struct kvm_sregs *s, const struct insn *in, bool woke)
 {
@@ -204,16 +258,16 @@ void follow_prepare(struct vcpu *vcpu, struct follow_state *f, const struct kvm_
 	f->let_in = -1;
 	f->prepares++;
 	if (!(s->efer & X86_EFER_LMA)) {
-		guest_debug_apply(vcpu);
+		follow_apply(vcpu);
 		return;
 	}
-	follow_arm(d, r->rip, follow_gate(vcpu, s, VEC_PF));
+	follow_arm(d, r->rip, follow_gate(vcpu, f, s, VEC_PF));
 	if (follow_is_syscall(in) && s->cs.l)
 		follow_arm(d, r->rip, vcpu_get_msr(vcpu, MSR_LSTAR));	/* its target */
 	else
-		follow_arm(d, r->rip, follow_gate(vcpu, s, fault_vec >= 0 ? fault_vec : VEC_GP));
+		follow_arm(d, r->rip, follow_gate(vcpu, f, s, fault_vec >= 0 ? fault_vec : VEC_GP));
 	f->let_in = follow_choose_let_in(vcpu, f, r, hlt);
-	entry = follow_gate(vcpu, s, f->let_in);
+	entry = follow_gate(vcpu, f, s, f->let_in);
 	if (f->let_in >= 0 && entry && entry != r->rip && d->nr_follow < GUEST_DEBUG_WATCH_MAX) {
 		follow_arm(d, r->rip, entry);
 		d->block_irq = false;
@@ -223,7 +277,7 @@ void follow_prepare(struct vcpu *vcpu, struct follow_state *f, const struct kvm_
 		f->let_in = -1;
 		f->poll_now = true;	/* no room this step: the next one */
 	}
-	guest_debug_apply(vcpu);
+	follow_apply(vcpu);
 }
 
 bool follow_entered(struct vcpu *vcpu, struct follow_state *f)

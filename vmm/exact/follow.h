@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "mem/pagewalk.h"
+
 struct vcpu;
 
 struct follow_state {
@@ -20,6 +22,10 @@ struct follow_state {
 	uint64_t let_in_entry;		/* ...its handler's entry */
 	uint64_t last_poll_ns;
 	uint64_t prepares, last_let_in;	/* steps prepared: in all, at the last let-in */
+	/* The IDT's (up to two) pages in host memory, as walked with these registers. */
+	uint64_t idt_base;
+	struct paging_state idt_ps;
+	uint8_t *idt_page[2];
 	/* Report. */
 	uint64_t entries;		/* handler entries caught by a breakpoint */
 	uint64_t let_in_count;		/* interrupts and NMIs let into a step */
