@@ -12,8 +12,9 @@
 
 /*
  * Never called: code for the RDPMC scan.  One RDPMC one byte into its
- * function, and the same two bytes (0F 33) inside a MOV's immediate, which
- * are no instruction of their own.
+ * function, the same two bytes (0F 33) inside a MOV's immediate, which are
+ * no instruction of their own, and an RDPMC under a label that is no
+ * function (no .type), which the scan cannot decode and must not trust.
  */
 __asm__(".text\n"
 	".globl unit_rdpmc_site\n.type unit_rdpmc_site, @function\n"
@@ -21,7 +22,8 @@ __asm__(".text\n"
 	".size unit_rdpmc_site, . - unit_rdpmc_site\n"
 	".globl unit_rdpmc_bytes\n.type unit_rdpmc_bytes, @function\n"
 	"unit_rdpmc_bytes:\n\tmovl $0x330f, %eax\n\tret\n"
-	".size unit_rdpmc_bytes, . - unit_rdpmc_bytes\n");
+	".size unit_rdpmc_bytes, . - unit_rdpmc_bytes\n"
+	"unit_rdpmc_label:\n\trdpmc\n\tret\n");
 
 START_TEST(test_own_symbols)
 {
@@ -77,11 +79,15 @@ static const struct symbol *find_symbol(const struct symtab *t, const char *name
 	return NULL;
 }
 
-/* This binary has exactly one RDPMC, at unit_rdpmc_site + 1; `max` bounds what is stored. */
+/*
+ * This binary has exactly one RDPMC in its functions, at unit_rdpmc_site +
+ * 1 (`max` bounds what is stored), and one outside them: not complete.
+ */
 START_TEST(test_rdpmc_sites)
 {
 	const struct symbol *site, *bytes;
 	uint64_t sites[2] = { 0, 0 };
+	bool complete;
 	struct file_buf f;
 	struct symtab t;
 
@@ -96,10 +102,11 @@ START_TEST(test_rdpmc_sites)
 	ck_assert_uint_eq(site->code[1], 0x0f);
 	ck_assert_uint_eq(site->code[2], 0x33);
 	ck_assert_uint_eq(bytes->code[1], 0x0f);
-	ck_assert_int_eq(rdpmc_sites_scan(&t, sites, 2), 1);
+	ck_assert_int_eq(rdpmc_sites_scan(&t, sites, 2, &complete), 1);
+	ck_assert(!complete);
 	ck_assert_uint_eq(sites[0], site->addr + 1);
 	ck_assert_uint_eq(sites[1], 0);
-	ck_assert_int_eq(rdpmc_sites_scan(&t, sites, 0), 1);
+	ck_assert_int_eq(rdpmc_sites_scan(&t, sites, 0, &complete), 1);
 	symtab_free(&t);
 	file_free(&f);
 }

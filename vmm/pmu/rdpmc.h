@@ -6,6 +6,7 @@
 #ifndef PMUVM_PMU_RDPMC_H
 #define PMUVM_PMU_RDPMC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "mem/pagewalk.h"
@@ -49,8 +50,9 @@ struct vm;
 /*
  * The RDPMC instructions in the functions of `t` (decoded as 64-bit code):
  * how many there are; the first `max` linear addresses go to `sites`.
+ * *complete is false if some function did not decode to its end.
  */
-int rdpmc_sites_scan(const struct symtab *t, uint64_t *sites, unsigned int max);
+int rdpmc_sites_scan(const struct symtab *t, uint64_t *sites, unsigned int max, bool *complete);
 /*
  * The guest image is loaded: where KVM answers RDPMC and breakpoints fire,
  * its RDPMCs, if its symbol table shows at most as many as there are

@@ -130,6 +130,15 @@ int symtab_load(struct symtab *t, const uint8_t *img, size_t size)
 		memcpy(&eh, img, sizeof(eh));
 		shoff = eh.e_shoff, shnum = eh.e_shnum;
 	}
+	t->code = calloc(shnum ? shnum : 1, sizeof(*t->code));
+	if (!t->code)
+		return -ENOMEM;
+	for (i = 0; i < shnum; i++) {
+		if (read_shdr(img, size, is64, shoff, i, &s))
+			return -EINVAL;
+		if (s.type == SHT_PROGBITS && (s.flags & SHF_EXECINSTR) && in_file(size, s.offset, s.size))
+			t->code[t->nr_code++] = (struct code_section){ s.addr, s.size, img + s.offset };
+	}
 	for (i = 0; i < shnum; i++) {
 		if (read_shdr(img, size, is64, shoff, i, &s))
 			return -EINVAL;
@@ -145,8 +154,10 @@ int symtab_load(struct symtab *t, const uint8_t *img, size_t size)
 void symtab_free(struct symtab *t)
 {
 	free(t->syms);
+	free(t->code);
 	t->syms = NULL;
-	t->nr = 0;
+	t->code = NULL;
+	t->nr = t->nr_code = 0;
 }
 
 const struct symbol *symtab_lookup(const struct symtab *t, uint64_t addr)

@@ -11,9 +11,17 @@ struct symbol {
 	const uint8_t *code;	/* its size bytes in the image (an executable section), or NULL */
 };
 
+/* An executable section's bytes in the image. */
+struct code_section {
+	uint64_t addr, size;
+	const uint8_t *bytes;
+};
+
 struct symtab {
 	struct symbol *syms;	/* sorted by addr */
 	size_t nr;
+	struct code_section *code;	/* the image's executable sections */
+	size_t nr_code;
 };
 
 /* Reads STT_FUNC symbols; an image without a symbol table gives nr == 0. */
