@@ -104,7 +104,7 @@ static int add_symbols(struct symtab *t, const uint8_t *img, size_t size, bool i
 	return 0;
 }
 
-int symtab_load(struct symtab *t, const uint8_t *img, size_t size)
+static int symtab_parse(struct symtab *t, const uint8_t *img, size_t size)
 {
 	struct shdr s, str;
 	uint64_t shoff;
@@ -149,6 +149,15 @@ int symtab_load(struct symtab *t, const uint8_t *img, size_t size)
 		return add_symbols(t, img, size, is64, shoff, shnum, &s, &str);
 	}
 	return 0;
+}
+
+int symtab_load(struct symtab *t, const uint8_t *img, size_t size)
+{
+	int r = symtab_parse(t, img, size);
+
+	if (r)
+		symtab_free(t);
+	return r;
 }
 
 void symtab_free(struct symtab *t)
