@@ -258,6 +258,24 @@ static void de_hook(struct rt_frame *f)
 		wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);
 }
 
+/*
+ * `seq` raises the exception (its hook resumes at `resume`), `hand` enters
+ * the same stub through a hand-made frame (resuming at `hand_resume`): the
+ * counts of both, printed as "name: fault, by hand".
+ */
+static void fault_and_by_hand(const char *name, void (*seq)(void), const char *resume,
+			      void (*hand)(void), const char *hand_resume, struct counts *fault,
+			      struct counts *by_hand)
+{
+	resume_to = (uint64_t)resume;
+	*fault = run_seq(seq);
+	resume_to = (uint64_t)hand_resume;
+	*by_hand = run_seq(hand);
+	printf("exact_count: %s: %llu/%llu, by hand: %llu/%llu\n", name,
+	       (unsigned long long)fault->fixed0, (unsigned long long)fault->gp1,
+	       (unsigned long long)by_hand->fixed0, (unsigned long long)by_hand->gp1);
+}
+
 #define IRQ_VECTOR	0x40
 
 static volatile bool irq_stops_counting;
@@ -327,13 +345,7 @@ int main(void)
 	/* A faulting instruction does not retire; a trapping one (INT n, a far branch) does. */
 	rt_set_exception_hook(VEC_DE, de_hook);
 	de_stub = idt_stub_addr(VEC_DE);
-	resume_to = (uint64_t)seq_div_resume;
-	ud = run_seq(seq_div);
-	resume_to = (uint64_t)seq_intn_resume;
-	in = run_seq(seq_intn);
-	printf("exact_count: div by 0: %llu/%llu, by hand: %llu/%llu\n",
-	       (unsigned long long)ud.fixed0, (unsigned long long)ud.gp1,
-	       (unsigned long long)in.fixed0, (unsigned long long)in.gp1);
+	fault_and_by_hand("div by 0", seq_div, seq_div_resume, seq_intn, seq_intn_resume, &ud, &in);
 	GUEST_ASSERT_EQ(in.fixed0, ud.fixed0 + 7);
 	GUEST_ASSERT_EQ(in.gp0, ud.gp0 + 7);
 	GUEST_ASSERT_EQ(in.gp1, ud.gp1 + 1);
@@ -348,14 +360,10 @@ int main(void)
 
 		rt_set_exception_hook(vec, de_hook);
 		err_stub = idt_stub_addr(vec);
-		resume_to = v ? (uint64_t)seq_pf_resume : (uint64_t)seq_gp_resume;
-		ud = run_seq(v ? seq_pf : seq_gp);
-		resume_to = (uint64_t)seq_err_by_hand_resume;
-		in = run_seq(seq_err_by_hand);
+		fault_and_by_hand(v ? "#PF" : "#GP", v ? seq_pf : seq_gp,
+				  v ? seq_pf_resume : seq_gp_resume, seq_err_by_hand,
+				  seq_err_by_hand_resume, &ud, &in);
 		rt_set_exception_hook(vec, NULL);
-		printf("exact_count: %s: %llu/%llu, by hand: %llu/%llu\n", v ? "#PF" : "#GP",
-		       (unsigned long long)ud.fixed0, (unsigned long long)ud.gp1,
-		       (unsigned long long)in.fixed0, (unsigned long long)in.gp1);
 		GUEST_ASSERT_EQ(in.fixed0, ud.fixed0 + 8);
 		GUEST_ASSERT_EQ(in.gp0, ud.gp0 + 8);
 		GUEST_ASSERT_EQ(in.gp1, ud.gp1 + 1);
@@ -378,23 +386,11 @@ int main(void)
 		rt_set_exception_hook(VEC_UD, de_hook);
 		rt_set_exception_hook(VEC_BP, de_hook);
 		de_stub = idt_stub_addr(VEC_UD);
-		resume_to = (uint64_t)seq_ud_resume;
-		ud = run_seq(seq_ud);
-		resume_to = (uint64_t)seq_intn_resume;
-		in = run_seq(seq_intn);
-		printf("exact_count: #UD: %llu/%llu, by hand: %llu/%llu\n",
-		       (unsigned long long)ud.fixed0, (unsigned long long)ud.gp1,
-		       (unsigned long long)in.fixed0, (unsigned long long)in.gp1);
+		fault_and_by_hand("#UD", seq_ud, seq_ud_resume, seq_intn, seq_intn_resume, &ud, &in);
 		GUEST_ASSERT_EQ(in.fixed0, ud.fixed0 + 8);
 		GUEST_ASSERT_EQ(in.gp1, ud.gp1 + 1);
 		de_stub = idt_stub_addr(VEC_BP);
-		resume_to = (uint64_t)seq_bp_resume;
-		bp = run_seq(seq_bp);
-		resume_to = (uint64_t)seq_intn_resume;
-		in = run_seq(seq_intn);
-		printf("exact_count: #BP: %llu/%llu, by hand: %llu/%llu\n",
-		       (unsigned long long)bp.fixed0, (unsigned long long)bp.gp1,
-		       (unsigned long long)in.fixed0, (unsigned long long)in.gp1);
+		fault_and_by_hand("#BP", seq_bp, seq_bp_resume, seq_intn, seq_intn_resume, &bp, &in);
 		GUEST_ASSERT_EQ(in.fixed0, bp.fixed0 + 7);
 		GUEST_ASSERT_EQ(in.gp1, bp.gp1);
 		GUEST_ASSERT_EQ(bp.br[BR_FAR], in.br[BR_FAR] + 1);

@@ -26,6 +26,18 @@ START_TEST(test_exact_retirement_rules)
 }
 END_TEST
 
+/* Whether pmuvm -v, booting `guest` on this host, says `line` of its probes. */
+static bool host_probe_says(const char *guest, const char *line)
+{
+	struct pmuvm_result r;
+	bool says;
+
+	pmuvm_run(&r, "-v", "--timeout", "60", guest_path(guest));
+	says = strstr(r.err, line) != NULL;
+	pmuvm_result_free(&r);
+	return says;
+}
+
 /*
  * The #UD and #BP handlers counted (exact_count with "traps"): only where
  * KVM runs guest kernel mode natively; its instruction emulator (kvm_pvm,
@@ -37,13 +49,10 @@ START_TEST(test_exact_trap_handlers)
 	struct pmuvm_result r;
 
 	REQUIRE_KVM();
-	pmuvm_run(&r, "-v", "--timeout", "60", guest_path("exact_off"));
-	if (!strstr(r.err, "guest kernel mode (CPL0) runs natively")) {
+	if (!host_probe_says("exact_off", "guest kernel mode (CPL0) runs natively")) {
 		printf("SKIP: %s: KVM emulates guest kernel mode here\n", __func__);
-		pmuvm_result_free(&r);
 		return;
 	}
-	pmuvm_result_free(&r);
 	pmuvm_run(&r, "--append", "traps", "--timeout", "60", guest_path("exact_count"));
 	expect_guest_pass(&r, "exact_count traps");
 	expect_guest_ok(&r, "the #UD and #BP handlers counted");
@@ -185,13 +194,10 @@ START_TEST(test_exact_syscall)
 	bool follows;
 
 	REQUIRE_KVM();
-	pmuvm_run(&r, "-v", "--timeout", "60", guest_path("exact_user"));
-	if (!strstr(r.err, "exact counting: this host can single-step user mode")) {
+	if (!host_probe_says("exact_user", "exact counting: this host can single-step user mode")) {
 		printf("SKIP: %s: this host cannot single-step user mode (CPL3)\n", __func__);
-		pmuvm_result_free(&r);
 		return;
 	}
-	pmuvm_result_free(&r);
 	pmuvm_run(&r, "--report", rep, "--timeout", "60", guest_path("exact_syscall"));
 	expect_guest_pass(&r, "exact_syscall");
 	w = strstr(r.out, "exact_syscall: usr=");
