@@ -36,6 +36,7 @@ enum log_once_vcpu {
 	LOG_ONCE_RDPMC_BP_RESTORE,
 	LOG_ONCE_PEBS_XSAVE,
 	LOG_ONCE_PEBS_DROPPED,
+	LOG_ONCE_KRUN_UNSEEN,		/* exact/krun.c: a missed return found late */
 	LOG_ONCE_NR,
 };
 

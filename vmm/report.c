@@ -178,6 +178,22 @@ static json_object *report_vcpu_pmu(const struct vcpu *vcpu)
 	return o;
 }
 
+/* The guest kernel run unstepped while only user mode counted (exact/krun.c). */
+static json_object *report_krun(const struct krun_state *k)
+{
+	json_object *o = json_object_new_object(), *sites = json_object_new_array();
+
+	for (unsigned int i = 0; i < k->nr_site; i++)
+		json_object_array_add(sites, u64_obj(k->site[i]));
+	json_object_object_add(o, "runs", u64_obj(k->runs));
+	json_object_object_add(o, "site_hits", u64_obj(k->site_hits));
+	json_object_object_add(o, "missed", u64_obj(k->missed));
+	json_object_object_add(o, "missed_uncounted", u64_obj(k->missed_uncounted));
+	json_object_object_add(o, "sites", sites);
+	json_object_object_add(o, "sites_overflowed", json_object_new_boolean(k->full));
+	return o;
+}
+
 /* The exact source's work (vmm/exact): what it stepped and what it could not count. */
 static json_object *report_vcpu_exact(const struct vcpu *vcpu)
 {
@@ -200,6 +216,7 @@ static json_object *report_vcpu_exact(const struct vcpu *vcpu)
 	json_object_object_add(o, "handler_runs_uncounted", u64_obj(x->handler_runs_uncounted));
 	json_object_object_add(o, "handler_entries_followed", u64_obj(x->follow.entries));
 	json_object_object_add(o, "interrupts_let_in", u64_obj(x->follow.let_in_count));
+	json_object_object_add(o, "kernel_runs", report_krun(&x->krun));
 	if (x->icache) {
 		json_object_object_add(o, "icache_hits", u64_obj(x->icache->hits));
 		json_object_object_add(o, "icache_misses", u64_obj(x->icache->misses));

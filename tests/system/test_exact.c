@@ -221,6 +221,77 @@ START_TEST(test_exact_syscall)
 END_TEST
 
 /*
+ * User-mode counts exact while the kernel runs unstepped (exact/krun.c):
+ * where CPL3 is steppable and breakpoints fire. The syscall and timer runs
+ * count exactly, their kernel stretches ran unstepped (kernel_runs.runs)
+ * and ended at a watched site; the run into a SYSRETQ pmuvm had not seen
+ * counts exactly too (the instruction the saved TF's trap came after is
+ * counted from the SYSCALL's return address), and pmuvm says once that it
+ * missed a return and counts it (kernel_runs.missed).
+ */
+static void expect_counts(const char *out, const char *what)
+{
+	long long usr, br, want_usr, want_br;
+	char key[64];
+	const char *w;
+
+	snprintf(key, sizeof(key), "exact_kernel_run: %s usr=", what);
+	w = strstr(out, key);
+	ck_assert_msg(w && sscanf(w + strlen(key), "%lld br=%lld want %lld %lld", &usr, &br,
+				  &want_usr, &want_br) == 4, "no %s line:\n%s", what, out);
+	ck_assert_msg(usr == want_usr && br == want_br, "%s: usr=%lld br=%lld, want %lld %lld", what,
+		      usr, br, want_usr, want_br);
+}
+
+START_TEST(test_exact_kernel_run)
+{
+	const char *rep = tmp_path("kernel_run.json");
+	struct pmuvm_result r;
+	json_object *root;
+
+	REQUIRE_KVM();
+	if (!host_probe_says("exact_user", "exact counting: this host can single-step user mode")) {
+		printf("SKIP: %s: this host cannot single-step user mode (CPL3)\n", __func__);
+		return;
+	}
+	pmuvm_run(&r, "--report", rep, "--timeout", "120", guest_path("exact_kernel_run"));
+	expect_guest_pass(&r, "exact_kernel_run");
+	root = report_load(rep);
+	if (!json_u64(root, "config.pmu.hw_breakpoints_fire")) {
+		printf("SKIP: %s: execution breakpoints do not fire on this host\n", __func__);
+		json_object_put(root);
+		pmuvm_result_free(&r);
+		return;
+	}
+	expect_counts(r.out, "syscalls");
+	expect_counts(r.out, "timer");
+	ck_assert_msg(strstr(r.out, "irqs=1 from_user=1"), "%s", r.out);
+	expect_counts(r.out, "missed");
+	/*
+	 * Kernel stretches run unstepped, and those that ended at a watched
+	 * site, in the USR-only runs: each starts in the kernel, enters user
+	 * mode through the runtime's IRETQ (a hit) and ends with a #UD whose
+	 * handler returns to CPL0 through the runtime's interrupt return,
+	 * watched only once the timer run taught it (a hit from then on), and
+	 * a last stretch that stops counting: nop 2/1; syscalls 12/11 (each
+	 * SYSCALL a stretch ending at its SYSRETQ); timer 4/3 (its handler
+	 * one); missed 2/1 (the first SYSCALL's stretch is the miss; then
+	 * four sites and the runtime's RDPMC watch are more than the four
+	 * debug registers, so the kernel is stepped from there on).
+	 */
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.kernel_runs.runs"), 2 + 12 + 4 + 2);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.kernel_runs.site_hits"), 1 + 11 + 3 + 1);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.kernel_runs.missed"), 1);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.kernel_runs.missed_uncounted"), 0);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.lost_steps"), 0);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.handler_runs_uncounted"), 0);
+	ck_assert_msg(strstr(r.err, "returned to user mode outside the return sites"), "%s", r.err);
+	json_object_put(root);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/*
  * RDPMC completed by pmuvm where hardware would complete it (5 in the
  * guest), every other #GP passed on to the guest's handler (3). Where KVM
  * answers RDPMC itself, the 5 are corrected in the steps that follow PMU
@@ -343,6 +414,7 @@ static Suite *exact_suite(void)
 	tcase_add_test(tc, test_exact_model_cycles_deterministic);
 	tcase_add_test(tc, test_exact_user_mode_honesty);
 	tcase_add_test(tc, test_exact_syscall);
+	tcase_add_test(tc, test_exact_kernel_run);
 	tcase_add_test(tc, test_exact_costs_nothing_unused);
 	tcase_add_test(tc, test_exact_rdpmc_unmodified_guest);
 	tcase_add_test(tc, test_exact_on_off);

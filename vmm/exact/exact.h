@@ -11,6 +11,7 @@
 
 #include "exact/decode.h"
 #include "exact/follow.h"
+#include "exact/krun.h"
 
 struct icache;
 struct pmu_source_ops;
@@ -36,6 +37,7 @@ struct exact_state {
 	uint64_t last_rip;		/* the last instruction counted retired (eventing IP) */
 	bool rearm;			/* an INSN_LOADS_RFLAGS instruction retired: set TF again */
 	struct follow_state follow;	/* breakpoints on handler entries (follow.c) */
+	struct krun_state krun;		/* the kernel run unstepped for USR-only counts (krun.c) */
 
 	/* Report. */
 	uint64_t steps, retired, not_retired, decode_errors;

@@ -24,11 +24,15 @@
  * pending and deliverable (IRR above the processor priority, RFLAGS.IF;
  * SDM vol. 3A 10.8.3.1) is let into the next step with DR3 on its handler.
  * An interrupt waits that long, as it would behind a longer instruction,
- * and at least FOLLOW_LET_IN_GAP steps after the last one let in: a stepped
- * handler runs hundreds of times slower than the timer that raises it, and
- * without the gap a periodic tick whose stepped handler outlasts its period
- * would be let in again at every return, and the interrupted code would
- * never move on.  The guest sees its interrupts late, as on a slower CPU.
+ * and until the code the last one interrupted has run for as many steps as
+ * that handler took, and at least FOLLOW_LET_IN_GAP: a stepped handler runs
+ * hundreds of times slower than the timer that raises it, and without the
+ * wait a periodic tick whose stepped handler outlasts its period would be
+ * let in again at every return, and the interrupted code would never move
+ * on (seen with Linux: its tick handler, thousands of steps, took every
+ * step there was).  A handler that does not return where it interrupted
+ * (a context switch) holds the next one back for FOLLOW_LET_IN_MAX_WAIT
+ * steps at most.  The guest sees its interrupts late, as on a slower CPU.
  * A PMI pmuvm delivered is let in at once (its skid stays zero), and so is
  * an interrupt pending at a HLT, which would wait for it anyway.
  *
@@ -62,8 +66,10 @@
 
 /* How long an interrupt may wait for a step to let it in. */
 #define FOLLOW_POLL_NS	100000ULL
-/* Steps from one interrupt let in to the next. */
+/* Steps the interrupted code runs before the next interrupt: at least... */
 #define FOLLOW_LET_IN_GAP	1024
+/* ...and from one let in to the next, at most. */
+#define FOLLOW_LET_IN_MAX_WAIT	65536
 
 /* Local APIC registers (SDM vol. 3A table 10-1) in KVM_GET_LAPIC's page. */
 #define APIC_TPR	0x80
@@ -85,6 +91,13 @@ void follow_pmi(struct follow_state *f, bool nmi)
 		f->nmi = true;
 	else
 		f->poll_now = f->pmi_due = true;
+}
+
+void follow_stepping_starts(struct follow_state *f)
+{
+	f->await_rip = 0;
+	f->handler_steps = 0;
+	f->returned_at = f->prepares;
 }
 
 static uint64_t now_ns(void)
@@ -203,6 +216,16 @@ bool follow_is_syscall(const struct insn *in)
 	return in && (in->flags & (INSN_FAR | INSN_SAVES_RFLAGS)) == (INSN_FAR | INSN_SAVES_RFLAGS);
 }
 
+/* Whether the code the last interrupt let in interrupted has yet to run on. */
+static bool follow_must_wait(const struct follow_state *f)
+{
+	uint64_t since = f->prepares - (f->await_rip ? f->last_let_in : f->returned_at);
+
+	if (f->await_rip)
+		return since < FOLLOW_LET_IN_MAX_WAIT;
+	return since < FOLLOW_LET_IN_GAP || since < f->handler_steps;
+}
+
 /* An interrupt or NMI to let into the coming step, or -1. */
 static int follow_choose_let_in(struct vcpu *vcpu, struct follow_state *f,
 				const struct kvm_regs *r, bool hlt)
@@ -214,8 +237,7 @@ static int follow_choose_let_in(struct vcpu *vcpu, struct follow_state *f,
 		return VEC_NMI;
 	if (!(r->rflags & X86_RFLAGS_IF))
 		return -1;
-	if (!f->pmi_due && !hlt && f->last_let_in &&
-	    f->prepares - f->last_let_in < FOLLOW_LET_IN_GAP)
+	if (!f->pmi_due && !hlt && f->last_let_in && follow_must_wait(f))
 		return -1;
 	t = now_ns();
 	if (!f->poll_now && !hlt && t - f->last_poll_ns < FOLLOW_POLL_NS)
@@ -257,6 +279,11 @@ void follow_prepare(struct vcpu *vcpu, struct follow_state *f, const struct kvm_
 	d->block_irq = true;
 	f->let_in = -1;
 	f->prepares++;
+	if (f->await_rip && r->rip == f->await_rip && r->rsp == f->await_rsp) {
+		f->await_rip = 0;
+		f->returned_at = f->prepares;
+		f->handler_steps = f->prepares - f->last_let_in;
+	}
 	if (!(s->efer & X86_EFER_LMA)) {
 		follow_apply(vcpu);
 		return;
@@ -280,6 +307,27 @@ void follow_prepare(struct vcpu *vcpu, struct follow_state *f, const struct kvm_
 	follow_apply(vcpu);
 }
 
+/*
+ * At the entry of an interrupt's handler: the 64-bit frame (SDM vol. 3A
+ * 6.14.2: RIP, CS, RFLAGS, RSP, SS; no error code) says where it returns.
+ */
+static void follow_await_return(struct vcpu *vcpu, struct follow_state *f)
+{
+	struct paging_state ps;
+	struct kvm_sregs *s;
+	struct kvm_regs *r;
+	uint64_t frame[4];
+
+	f->await_rip = 0;
+	if (vcpu_state(vcpu, &r, &s) || !(s->efer & X86_EFER_LMA))
+		return;
+	ps = sregs_paging(s);
+	if (guest_linear_read(&vcpu->vm->mem, &ps, r->rsp, frame, sizeof(frame)))
+		return;
+	f->await_rip = frame[0];
+	f->await_rsp = frame[3];
+}
+
 bool follow_entered(struct vcpu *vcpu, struct follow_state *f)
 {
 	if (!f->on)
@@ -296,6 +344,7 @@ bool follow_entered(struct vcpu *vcpu, struct follow_state *f)
 		else
 			f->pmi_due = false;
 		f->last_let_in = f->prepares;
+		follow_await_return(vcpu, f);
 	}
 	f->let_in = -1;
 	f->entries++;

@@ -22,6 +22,9 @@ struct follow_state {
 	uint64_t let_in_entry;		/* ...its handler's entry */
 	uint64_t last_poll_ns;
 	uint64_t prepares, last_let_in;	/* steps prepared: in all, at the last let-in */
+	/* Where the last interrupt let in returns to (0: it has returned), and then. */
+	uint64_t await_rip, await_rsp;
+	uint64_t returned_at, handler_steps;
 	/* The IDT's (up to two) pages in host memory, as walked with these registers. */
 	uint64_t idt_base;
 	struct paging_state idt_ps;
@@ -49,6 +52,9 @@ bool follow_is_syscall(const struct insn *in);
 
 /* After a step exit: true if it stopped at a followed handler's entry. */
 bool follow_entered(struct vcpu *vcpu, struct follow_state *f);
+
+/* Stepping starts (again): what ran unstepped is not waited for. */
+void follow_stepping_starts(struct follow_state *f);
 
 /* pmuvm delivered a PMI into this stepped vCPU (as an NMI or not). */
 void follow_pmi(struct follow_state *f, bool nmi);

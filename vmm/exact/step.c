@@ -133,6 +133,7 @@ static int exact_set_stepping(struct vcpu *vcpu, bool on)
 	}
 	if (on) {
 		icache_flush_tlb(x->icache);
+		follow_stepping_starts(&x->follow);
 		vcpu->dbg.catch_db = true;
 	}
 	vcpu->dbg.step = on;
@@ -214,6 +215,33 @@ static bool exact_user_lost(struct vcpu *vcpu)
 	return true;
 }
 
+/*
+ * Where the user code a step just left for the kernel goes on: a SYSCALL's
+ * RCX, or the RIP in the frame of the event taken (above the error code,
+ * if any: the slot below the user CS). 0 if not known.
+ */
+static uint64_t exact_user_resume_rip(struct vcpu *vcpu)
+{
+	struct exact_state *x = vcpu->pmu->exact;
+	struct paging_state ps;
+	struct kvm_sregs *s;
+	struct kvm_regs *r;
+	uint64_t frame[3];
+
+	if (!x->stepping || x->krun.running || x->cpl != 3 || vcpu_state(vcpu, &r, &s) ||
+	    sregs_cpl(s) != 0 || cs_mode(s) != INSN_MODE_64)
+		return 0;
+	if (follow_is_syscall(&x->insn))
+		return r->rcx;
+	ps = sregs_paging(s);
+	if (guest_linear_read(&vcpu->vm->mem, &ps, r->rsp, frame, sizeof(frame)))
+		return 0;
+	for (unsigned int i = 1; i < 3; i++)
+		if ((uint16_t)frame[i] == x->cs)
+			return frame[i - 1];
+	return 0;
+}
+
 static __attribute__((noinline)) void exact_prepare_step(struct vcpu *vcpu)
 {
 	struct exact_state *x = vcpu->pmu->exact;
@@ -226,6 +254,11 @@ static __attribute__((noinline)) void exact_prepare_step(struct vcpu *vcpu)
 	/* Every KVM_RUN entered at CPL3 then runs unstepped and uncounted. */
 	if (user_lost && !vcpu_state(vcpu, &r, &s) && sregs_cpl(s) == 3)
 		x->user_runs_uncounted++;
+	/* Only user mode counted, in the kernel: it runs unstepped (krun.c). */
+	if (krun_prepare(vcpu, &x->krun, x->events, want, exact_user_resume_rip(vcpu))) {
+		want = false;
+		x->rearm = false;
+	}
 	if (want != x->stepping) {
 		err = exact_set_stepping(vcpu, want);
 		if (err) {
@@ -234,6 +267,8 @@ static __attribute__((noinline)) void exact_prepare_step(struct vcpu *vcpu)
 					vcpu->id, want ? "start" : "stop", strerror(-err));
 			return;
 		}
+	} else if (!x->stepping) {
+		guest_debug_apply(vcpu);	/* the return sites krun_prepare() chose */
 	}
 	if (x->stepping && x->rearm) {
 		/*
@@ -608,7 +643,12 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 		icache_flush_tlb(x->icache);
 	if (res.event)
 		exact_catch_up_event(vcpu, s, r->rip, r->rsp);
-	if (res.event || (x->insn.flags & INSN_SAVES_RFLAGS))
+	/*
+	 * Into the kernel from user mode where it will run unstepped: the TF
+	 * saved stays, so that a return krun.c does not watch traps.
+	 */
+	if ((res.event || (x->insn.flags & INSN_SAVES_RFLAGS)) &&
+	    !(x->cpl == 3 && sregs_cpl(s) == 0 && krun_allowed(vcpu, &x->krun, x->events)))
 		exact_untrace(vcpu, r, s, &res, how);
 	if (log_verbosity > 1)
 		pr_debug("vCPU %d: step cpl%u %llx (len %u flags %#x) -> %llx: %s", vcpu->id,
@@ -639,6 +679,8 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 		exact_handler_unstepped(vcpu);
 	if (!x->counted)
 		exact_retire(vcpu, how);
+	if (x->cpl == 0 && sregs_cpl(s) == 3 && (x->insn.flags & INSN_FAR))
+		krun_learn(&x->krun, x->rip);
 	x->pending = false;
 	x->rearm = entered || (x->insn.flags & INSN_LOADS_RFLAGS);
 	if (!x->iret_frame[0])
@@ -670,7 +712,7 @@ static void exact_before_run(struct vcpu *vcpu)
 
 	/* Nothing stepped and nothing to step: most exits cost nothing here. */
 	if (!x->stepping && !(vpmu_counted_events(&vcpu->pmu->model) & x->events) &&
-	    !vcpu->pmu->rdpmc_watch.window)
+	    !vcpu->pmu->rdpmc_watch.window && !x->krun.running)
 		return;
 	exact_prepare_step(vcpu);
 	exact_publish(vcpu);
@@ -680,6 +722,8 @@ static void exact_after_run(struct vcpu *vcpu)
 {
 	if (!vcpu->pmu->exact->stepping)
 		return;
+	if (is_step_exit(vcpu))
+		vcpu->pmu->exact->krun.at_site = false;	/* the site's instruction ran */
 	exact_count_step(vcpu);
 	exact_publish(vcpu);
 }
@@ -726,7 +770,22 @@ static void exact_pmi_delivered(struct vcpu *vcpu)
 
 static bool exact_debug_exit(struct vcpu *vcpu)
 {
-	return vcpu->pmu->exact->stepping && is_step_exit(vcpu);
+	struct exact_state *x = vcpu->pmu->exact;
+	struct kvm_sregs *s;
+	struct kvm_regs *r;
+
+	if (x->stepping && is_step_exit(vcpu))
+		return true;
+	if (!krun_debug_exit(vcpu, &x->krun))
+		return false;
+	/* A missed return's trap: count the user instruction it came after. */
+	if (x->krun.trap_from && x->krun.trap_from != x->krun.trap_to &&
+	    !vcpu_state(vcpu, &r, &s))
+		exact_catch_up(vcpu, s, x->krun.trap_from, x->krun.trap_to, r->rsp);
+	else if (!x->krun.trap_from && x->krun.trap_to)
+		x->lost++;
+	x->krun.trap_from = x->krun.trap_to = 0;
+	return true;
 }
 
 static int exact_vcpu_init(struct vcpu *vcpu)
@@ -745,6 +804,7 @@ static int exact_vcpu_init(struct vcpu *vcpu)
 	x->ref_khz = vcpu->vm->tsc_khz;
 	x->core_khz = cfg->cpu_khz ? cfg->cpu_khz : vcpu->vm->tsc_khz;
 	follow_init(vcpu, &x->follow);
+	krun_init(vcpu, &x->krun);
 	vcpu->pmu->exact = x;
 	return 0;
 }

@@ -64,7 +64,17 @@ struct kvm_cpuid_entry2 *cpuid_add(struct kvm_cpuid2 *c, uint32_t fn)
 
 /*
  * KVM's paravirtual features (leaf 0x40000001 EAX) as KVM supports them,
- * except PV EOI. Linux guests on the lab's nested KVM (kvm_amd under QEMU
+ * except steal time and PV EOI.
+ *
+ * Steal time: KVM rewrites the guest's kvm_steal_time record, its version
+ * bumped twice, at every entry after a vCPU load (x86.c record_steal_time(),
+ * requested by kvm_arch_vcpu_load()), and a single step is an entry. Linux
+ * reads the record with a retry loop (kvm_steal_clock(): until the version
+ * is even and unchanged), which under stepping never ends: a Linux guest
+ * counting instructions spent millions of steps in that loop, inside its
+ * timer tick, in the lab.
+ *
+ * PV EOI: Linux guests on the lab's nested KVM (kvm_amd under QEMU
  * TCG) hang early in boot on a loaded host: the LAPIC timer interrupt
  * arrives while RFLAGS.IF is clear, inside timekeeping_advance()'s
  * raw_spin_lock_irqsave(), and the handler deadlocks on that lock. With PV
@@ -77,7 +87,7 @@ static void cpuid_apply_kvm_features(struct kvm_cpuid2 *c)
 	struct kvm_cpuid_entry2 *e = cpuid_find(c, KVM_CPUID_FEATURES, 0);
 
 	if (e)
-		e->eax &= ~(1u << KVM_FEATURE_PV_EOI);
+		e->eax &= ~(1u << KVM_FEATURE_PV_EOI | 1u << KVM_FEATURE_STEAL_TIME);
 }
 
 static void cpuid_apply_topology(struct vcpu *vcpu, struct kvm_cpuid2 *c)

@@ -13,8 +13,10 @@
 /* The setting a vcpu_debug wish amounts to (the applied_* fields' form). */
 struct debug_setting {
 	bool step, bp, catch_db, block_irq;
+	bool dr0_ret;			/* DR0 = bp_addr holds a return site, not `bp` */
 	uint64_t bp_addr;
 	unsigned int nr_watch;		/* DR1..: watches, or follows while stepping */
+	unsigned int nr_ret;		/* ...of which the last are return sites */
 	uint64_t watch[GUEST_DEBUG_WATCH_MAX];
 };
 
@@ -30,6 +32,15 @@ static struct debug_setting wished(const struct vcpu_debug *d)
 	if (!w.step) {
 		w.nr_watch = d->nr_watch;
 		memcpy(w.watch, d->watch, sizeof(w.watch[0]) * d->nr_watch);
+		for (unsigned int i = 0; i < d->nr_ret_watch; i++) {
+			if (w.nr_watch < GUEST_DEBUG_WATCH_MAX) {
+				w.watch[w.nr_watch++] = d->ret_watch[i];
+				w.nr_ret++;
+			} else if (!w.bp && !w.dr0_ret) {
+				w.dr0_ret = true;
+				w.bp_addr = d->ret_watch[i];
+			}
+		}
 	} else {
 		w.block_irq = d->block_irq;
 		w.nr_watch = d->nr_follow;
@@ -45,8 +56,11 @@ static struct debug_setting applied(const struct vcpu_debug *d)
 		.bp = d->applied_bp,
 		.catch_db = d->applied_catch_db,
 		.block_irq = d->applied_block_irq,
-		.bp_addr = d->applied_bp ? d->applied_addr : 0,
-		.nr_watch = d->applied_step ? d->applied_nr_follow : d->applied_nr_watch,
+		.dr0_ret = d->applied_dr0_ret,
+		.bp_addr = d->applied_bp || d->applied_dr0_ret ? d->applied_addr : 0,
+		.nr_watch = d->applied_step ? d->applied_nr_follow :
+			    d->applied_nr_watch + d->applied_nr_ret_watch,
+		.nr_ret = d->applied_step ? 0 : d->applied_nr_ret_watch,
 	};
 
 	memcpy(a.watch, d->applied_step ? d->applied_follow : d->applied_watch,
@@ -73,9 +87,9 @@ static int guest_debug_ioctl(struct vcpu *vcpu, const struct debug_setting *w, u
 	 * to the guest: with `catch_db` and no breakpoint, USE_HW_BP with DR7
 	 * clear keeps every #DB coming here.
 	 */
-	if (w->bp || w->nr_watch || w->catch_db)
+	if (w->bp || w->dr0_ret || w->nr_watch || w->catch_db)
 		g.control |= KVM_GUESTDBG_USE_HW_BP;
-	if (w->bp) {
+	if (w->bp || w->dr0_ret) {
 		g.arch.debugreg[0] = w->bp_addr;
 		g.arch.debugreg[7] |= DR7_L(0) | DR7_GE;
 	}
@@ -98,8 +112,10 @@ static int guest_debug_set(struct vcpu *vcpu)
 	d->applied_catch_db = w.catch_db;
 	d->applied_block_irq = w.block_irq;
 	d->applied_bp = w.bp;
+	d->applied_dr0_ret = w.dr0_ret;
 	d->applied_addr = w.bp_addr;
-	d->applied_nr_watch = w.step ? 0 : w.nr_watch;
+	d->applied_nr_watch = w.step ? 0 : w.nr_watch - w.nr_ret;
+	d->applied_nr_ret_watch = w.step ? 0 : w.nr_ret;
 	d->applied_nr_follow = w.step ? w.nr_watch : 0;
 	memcpy(w.step ? d->applied_follow : d->applied_watch, w.watch, sizeof(w.watch));
 	return 0;
@@ -108,6 +124,7 @@ static int guest_debug_set(struct vcpu *vcpu)
 static bool setting_equal(const struct debug_setting *a, const struct debug_setting *b)
 {
 	return a->step == b->step && a->bp == b->bp && a->catch_db == b->catch_db &&
+	       a->nr_ret == b->nr_ret && a->dr0_ret == b->dr0_ret &&
 	       a->block_irq == b->block_irq && a->bp_addr == b->bp_addr && a->nr_watch == b->nr_watch &&
 	       !memcmp(a->watch, b->watch, sizeof(a->watch[0]) * a->nr_watch);
 }
@@ -121,8 +138,12 @@ int guest_debug_apply(struct vcpu *vcpu)
 	return guest_debug_set(vcpu);
 }
 
-/* The slot of DR1.. (addresses `dr`) this debug exit hit, or -1. */
-static int dr_slot_hit(const struct vcpu *vcpu, const uint64_t *dr, unsigned int n)
+/*
+ * Which of the n breakpoints in DR(1 + first).. (addresses dr[first..])
+ * this debug exit hit, or -1.
+ */
+static int dr_slot_hit(const struct vcpu *vcpu, const uint64_t *dr, unsigned int first,
+		       unsigned int n)
 {
 	const struct kvm_debug_exit_arch *a = &vcpu->run->debug.arch;
 	unsigned int i;
@@ -130,19 +151,37 @@ static int dr_slot_hit(const struct vcpu *vcpu, const uint64_t *dr, unsigned int
 	if (a->exception != 1)
 		return -1;
 	for (i = 0; i < n; i++)
-		if ((a->dr6 & DR6_B(1 + i)) && a->pc == dr[i])
+		if ((a->dr6 & DR6_B(1 + first + i)) && a->pc == dr[first + i])
 			return (int)i;
 	return -1;
 }
 
 int guest_debug_watch_hit(const struct vcpu *vcpu)
 {
-	return dr_slot_hit(vcpu, vcpu->dbg.applied_watch, vcpu->dbg.applied_nr_watch);
+	return dr_slot_hit(vcpu, vcpu->dbg.applied_watch, 0, vcpu->dbg.applied_nr_watch);
+}
+
+int guest_debug_ret_hit(const struct vcpu *vcpu)
+{
+	const struct kvm_debug_exit_arch *a = &vcpu->run->debug.arch;
+	const struct vcpu_debug *d = &vcpu->dbg;
+
+	if (d->applied_dr0_ret && a->exception == 1 && (a->dr6 & DR6_B(0)) &&
+	    a->pc == d->applied_addr)
+		return (int)d->applied_nr_ret_watch;
+	return dr_slot_hit(vcpu, d->applied_watch, d->applied_nr_watch, d->applied_nr_ret_watch);
+}
+
+unsigned int guest_debug_ret_room(const struct vcpu *vcpu)
+{
+	const struct vcpu_debug *d = &vcpu->dbg;
+
+	return GUEST_DEBUG_WATCH_MAX - d->nr_watch + !d->bp;
 }
 
 int guest_debug_follow_hit(const struct vcpu *vcpu)
 {
-	return dr_slot_hit(vcpu, vcpu->dbg.applied_follow, vcpu->dbg.applied_nr_follow);
+	return dr_slot_hit(vcpu, vcpu->dbg.applied_follow, 0, vcpu->dbg.applied_nr_follow);
 }
 
 int guest_debug_reapply(struct vcpu *vcpu)

@@ -3,8 +3,11 @@
  * single-steps (with DR1-DR3 on the handlers it follows events into, where
  * stepping does not), RDPMC emulation keeps an instruction breakpoint on the
  * guest's #GP handler (DR0), and where KVM answers RDPMC itself, the
- * guest's RDPMC instructions are watched (DR1-DR3, while not stepping).  Each sets its wish in
- * vcpu->dbg; the ioctl runs only on change.
+ * guest's RDPMC instructions are watched (DR1-DR3, while not stepping); the
+ * guest kernel's returns to user mode are watched after them, and in DR0
+ * where RDPMC emulation leaves it free, while the kernel runs unstepped
+ * (exact/krun.c).  Each sets its wish in vcpu->dbg; the ioctl runs
+ * only on change.
  */
 #ifndef PMUVM_GUEST_DEBUG_H
 #define PMUVM_GUEST_DEBUG_H
@@ -36,6 +39,9 @@ struct vcpu_debug {
 	 */
 	uint64_t watch[GUEST_DEBUG_WATCH_MAX];
 	unsigned int nr_watch;
+	/* ...and in the DRs after them (then DR0), these: the kernel's return sites. */
+	uint64_t ret_watch[GUEST_DEBUG_WATCH_MAX + 1];
+	unsigned int nr_ret_watch;
 	/*
 	 * While single-stepping, DR1.. hold these instead: the handler entries
 	 * the exact source follows events into (exact/follow.c); and
@@ -46,8 +52,10 @@ struct vcpu_debug {
 	unsigned int nr_follow;
 	bool block_irq;
 	bool applied_step, applied_bp, applied_catch_db, applied_block_irq;
+	bool applied_dr0_ret;		/* DR0 = applied_addr is a return site */
 	uint64_t applied_addr;
 	unsigned int applied_nr_watch;	/* 0 while stepping */
+	unsigned int applied_nr_ret_watch;	/* ...after them in applied_watch */
 	uint64_t applied_watch[GUEST_DEBUG_WATCH_MAX];
 	unsigned int applied_nr_follow;	/* 0 unless stepping */
 	uint64_t applied_follow[GUEST_DEBUG_WATCH_MAX];
@@ -60,6 +68,10 @@ int guest_debug_reapply(struct vcpu *vcpu);
 
 /* The watch slot (vcpu_debug.watch) this debug exit hit, or -1. */
 int guest_debug_watch_hit(const struct vcpu *vcpu);
+/* The return site (index in vcpu_debug.ret_watch) this debug exit hit, or -1. */
+int guest_debug_ret_hit(const struct vcpu *vcpu);
+/* How many return sites the debug registers have room for (not stepping). */
+unsigned int guest_debug_ret_room(const struct vcpu *vcpu);
 /* The follow slot (vcpu_debug.follow) this debug exit hit, or -1. */
 int guest_debug_follow_hit(const struct vcpu *vcpu);
 

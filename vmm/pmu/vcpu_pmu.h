@@ -38,6 +38,7 @@ struct vm_pmu {
 	struct pmu_host_caps caps;
 	bool user_uncounted_warned;	/* said once per VM (exact/) */
 	bool handler_uncounted_warned;
+	bool krun_missed_warned;
 	uint32_t unavailable_said;	/* events said to count nothing (pmu.c) */
 	/* The image's RDPMCs, all of them, watched from the start (rdpmc_sites.c); -1: not known. */
 	int nr_image_rdpmc;

@@ -1,0 +1,162 @@
+/*
+ * exact_kernel_run: user-mode counts stay exact while the kernel runs
+ * unstepped (vmm/exact/krun.c).  Fixed counter 0 counts instructions and GP
+ * counter 0 branches, both USR only, around CPL3 calls that enter the
+ * kernel:
+ *   syscalls  user_syscalls makes SYSCALL_N system calls into syscall_entry,
+ *             which loops KERNEL_LOOP times before its SYSRETQ;
+ *   timer     user_spin runs SPIN_N iterations while a one-shot LAPIC timer
+ *             interrupts it; the runtime's handler returns with its IRETQ;
+ *   missed    user_syscalls again, into syscall_entry2, whose SYSRETQ pmuvm
+ *             has not seen: the first return through it traps (the TF saved
+ *             in R11), after the DEC that follows the SYSCALL; pmuvm counts
+ *             that DEC from the SYSCALL's return address, counts the miss
+ *             and steps the kernel again to learn the site.  Still exact.
+ * Each of the first two runs once before with OS counted too, so that the
+ * kernel is stepped and pmuvm learns where it returns to user mode (the
+ * runtime's IRETQ into user mode, its interrupt return, syscall_entry's
+ * SYSRETQ).  Prints each count with what it must be; the system test asserts
+ * them where the host steps CPL3 and fires breakpoints.
+ */
+#include "pmu_common.h"
+
+#define SYSCALL_N	10
+#define KERNEL_LOOP	1000
+#define SPIN_N		5000
+#define IRQ_VECTOR	0x40
+
+#define MSR_STAR	0xc0000081
+#define MSR_LSTAR	0xc0000082
+#define MSR_FMASK	0xc0000084
+#define RFLAGS_TF_IF	0x300ull
+
+uint64_t user_nop(uint64_t arg);
+uint64_t user_syscalls(uint64_t arg);
+uint64_t user_spin(uint64_t arg);
+void syscall_entry(void);
+void syscall_entry2(void);
+
+asm(".text\n"
+    ".globl user_nop\n"
+    "user_nop:\n"
+    "	ret\n"
+    ".globl user_syscalls\n"
+    "user_syscalls:\n"
+    "	movl $10, %r8d\n"
+    "1:	syscall\n"
+    "	decl %r8d\n"
+    "	jnz 1b\n"
+    "	ret\n"
+    ".globl user_spin\n"
+    "user_spin:\n"
+    "	movl $5000, %ecx\n"
+    "1:	decl %ecx\n"
+    "	jnz 1b\n"
+    "	ret\n"
+    /* IF and TF clear (FMASK); RCX and R11 say where to return. */
+    ".globl syscall_entry\n"
+    "syscall_entry:\n"
+    "	movl $1000, %eax\n"
+    "1:	decl %eax\n"
+    "	jnz 1b\n"
+    "	sysretq\n"
+    ".globl syscall_entry2\n"
+    "syscall_entry2:\n"
+    "	movl $1000, %eax\n"
+    "1:	decl %eax\n"
+    "	jnz 1b\n"
+    "	sysretq\n");
+
+_Static_assert(SYSCALL_N == 10 && KERNEL_LOOP == 1000 && SPIN_N == 5000,
+	       "keep the asm's constants in step");
+
+static volatile uint64_t irq_calls, irq_cs;
+
+static void irq_handler(struct rt_frame *f)
+{
+	irq_calls++;
+	irq_cs = f->cs;
+}
+
+struct counts {
+	uint64_t insns, branches;
+};
+
+/* fn at CPL3 with USR counted; with `os`, kernel mode counted as well. */
+static struct counts count_user_run(uint64_t (*fn)(uint64_t), bool os)
+{
+	uint64_t ring = EVTSEL_USR | (os ? EVTSEL_OS : 0);
+	struct counts c;
+
+	wrmsr(MSR_IA32_FIXED_CTR0, 0);
+	wrmsr(MSR_IA32_PMC0, 0);
+	wrmsr(MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_USR(0) | (os ? FIXED_CTRL_OS(0) : 0));
+	wrmsr(MSR_IA32_PERFEVTSEL0, EVTSEL_EN | ring | PMU_EVENT_BRANCHES);
+	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, GLOBAL_CTRL_FIXED(0) | 1);
+	rt_run_user(fn, 0);
+	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);
+	c.insns = rdmsr(MSR_IA32_FIXED_CTR0);
+	c.branches = rdmsr(MSR_IA32_PMC0);
+	return c;
+}
+
+/* user_spin with a 1 ms one-shot LAPIC timer (divide by 1) armed. */
+static struct counts count_spin_with_timer(bool os)
+{
+	struct counts c;
+
+	irq_calls = 0;
+	apic_write(APIC_TDCR, 0xb);
+	apic_write(APIC_LVTT, IRQ_VECTOR);
+	apic_write(APIC_TMICT, 1000000);
+	c = count_user_run(user_spin, os);
+	apic_write(APIC_LVTT, IRQ_VECTOR | APIC_LVT_MASKED);
+	return c;
+}
+
+int main(void)
+{
+	struct pmu_cfg cfg = pmu_cfg_read();
+	struct counts nop, sc, spin;
+	uint64_t want_insns, want_br;
+
+	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1 && cfg.nr_gp >= 1);
+	rt_set_irq_handler(IRQ_VECTOR, irq_handler);
+	/* STAR: SYSCALL loads CS 0x08/SS 0x10, SYSRETQ CS 0x28|3/SS 0x20|3 (rt/layout.h). */
+	wrmsr(MSR_STAR, (uint64_t)SEG_KCODE32 << 48 | (uint64_t)SEG_KCODE64 << 32);
+	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
+	wrmsr(MSR_FMASK, RFLAGS_TF_IF);
+	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
+
+	/* The runtime's own CALL into fn and RET (user_nop is only the RET). */
+	count_user_run(user_nop, true);
+	nop = count_user_run(user_nop, false);
+	nop.insns -= 1;
+	nop.branches -= 1;
+
+	/* MOV, 10 x (SYSCALL, DEC, JNZ), RET; branches: the SYSCALLs, JNZs, RET. */
+	count_user_run(user_syscalls, true);
+	sc = count_user_run(user_syscalls, false);
+	printf("exact_kernel_run: syscalls usr=%llu br=%llu want %llu %llu\n",
+	       (unsigned long long)sc.insns, (unsigned long long)sc.branches,
+	       (unsigned long long)(nop.insns + 1 + 3 * SYSCALL_N + 1),
+	       (unsigned long long)(nop.branches + 2 * SYSCALL_N + 1));
+
+	/* MOV, 5000 x (DEC, JNZ), RET. */
+	count_spin_with_timer(true);
+	spin = count_spin_with_timer(false);
+	printf("exact_kernel_run: timer usr=%llu br=%llu want %llu %llu irqs=%llu from_user=%d\n",
+	       (unsigned long long)spin.insns, (unsigned long long)spin.branches,
+	       (unsigned long long)(nop.insns + 1 + 2 * SPIN_N + 1),
+	       (unsigned long long)(nop.branches + SPIN_N + 1), (unsigned long long)irq_calls,
+	       irq_cs == RT_USER_CS);
+
+	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry2);
+	sc = count_user_run(user_syscalls, false);
+	want_insns = nop.insns + 1 + 3 * SYSCALL_N + 1;
+	want_br = nop.branches + 2 * SYSCALL_N + 1;
+	printf("exact_kernel_run: missed usr=%llu br=%llu want %llu %llu\n",
+	       (unsigned long long)sc.insns, (unsigned long long)sc.branches,
+	       (unsigned long long)want_insns, (unsigned long long)want_br);
+	return 0;
+}

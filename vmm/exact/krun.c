@@ -1,0 +1,164 @@
+/*
+ * The guest kernel run unstepped while only user mode is counted.
+ *
+ * A counter of user-mode instructions or branches (USR set, OS clear:
+ * Linux's instructions:u) needs every CPL3 instruction stepped and nothing
+ * the kernel runs in between. But user and kernel mode change without an
+ * exit, so the plain way to see the kernel's return to CPL3 is to step the
+ * kernel too, at the cost of a step for each of its instructions: a Linux
+ * process's exec, page faults and exit are far longer than a small program.
+ *
+ * Instead: a kernel returns to user mode at a few instructions. Each CPL0
+ * instruction a stepped kernel retires into CPL3 (IRETQ, SYSRETQ) is kept
+ * as a site; Linux x86-64 has two (the IRETQ every interrupt, exception and
+ * slow system-call return goes through, and one SYSRETQ: arch/x86/entry/
+ * entry_64.S). Once sites are known and fit in the debug registers that
+ * RDPMC's watches and #GP breakpoint leave free (machine/guest_debug.h),
+ * a kernel that stepping reached at
+ * CPL0 runs unstepped with an execution breakpoint on every site. A hit
+ * steps that one instruction: into CPL3 stepping goes on, back into CPL0 (an
+ * IRETQ inside the kernel) the kernel runs on.
+ *
+ * A return some other way would let user code run uncounted. pmuvm finds
+ * it two ways. The RFLAGS the kernel entry saved (the SYSCALL's R11, the
+ * event's frame) keeps the step's TF (exact/step.c leaves it there), so a
+ * return that restores it traps after one user instruction, which is
+ * counted if the return went where the user code entered the kernel from;
+ * and an exit at CPL3 while the kernel is believed running is one too,
+ * found late, what ran until then uncounted. Either is counted
+ * (exact.kernel_runs.missed, missed_uncounted), said once, and the kernel
+ * is stepped again until it shows a new site.
+ * Linux never gets there: a saved RFLAGS with TF makes it return through
+ * its IRETQ (do_syscall_64() refuses SYSRET then). A return through an
+ * unknown site that also rewrote the saved RFLAGS (execve, a signal's
+ * handler) is seen only at the next exit at CPL3.
+ */
+#include <string.h>
+
+#include "exact/krun.h"
+#include "log.h"
+#include "machine/vm.h"
+#include "pmu/vcpu_pmu.h"
+#include "x86/x86.h"
+
+void krun_init(struct vcpu *vcpu, struct krun_state *k)
+{
+	const struct pmu_host_caps *caps = &vcpu->vm->pmu->caps;
+
+	k->on = caps->user_step && caps->hw_breakpoints;
+}
+
+void krun_learn(struct krun_state *k, uint64_t rip)
+{
+	for (unsigned int i = 0; i < k->nr_site; i++)
+		if (k->site[i] == rip)
+			return;
+	if (k->nr_site == KRUN_SITES_MAX) {
+		k->full = true;
+		return;
+	}
+	k->site[k->nr_site++] = rip;
+	k->relearn = false;
+}
+
+bool krun_allowed(const struct vcpu *vcpu, const struct krun_state *k, uint32_t events)
+{
+	const struct vpmu *m = &vcpu->pmu->model;
+
+	if (!k->on || !k->nr_site || k->full || k->relearn || k->at_site ||
+	    vcpu->pmu->rdpmc_watch.window)
+		return false;
+	/*
+	 * Where KVM answers RDPMC, a stepped kernel's RDPMCs are corrected as
+	 * they are stepped: unstepped, only the watched ones are. Not before
+	 * their discovery is over (pmu/rdpmc_watch.c).
+	 */
+	if (vcpu->vm->pmu->caps.rdpmc_by_kvm && vcpu->pmu->rdpmc_watch.on &&
+	    !vcpu->pmu->rdpmc_watch.settled)
+		return false;
+	if ((vpmu_counted_events_at(m, 0) & events) || !(vpmu_counted_events_at(m, 3) & events))
+		return false;
+	return k->nr_site <= guest_debug_ret_room(vcpu);
+}
+
+static void krun_stop(struct vcpu *vcpu, struct krun_state *k)
+{
+	k->running = false;
+	vcpu->dbg.nr_ret_watch = 0;
+}
+
+/* `unseen`: found at an exit, user code ran uncounted until then. */
+static void krun_missed(struct vcpu *vcpu, struct krun_state *k, bool unseen)
+{
+	k->missed++;
+	k->missed_uncounted += unseen;
+	k->relearn = true;
+	krun_stop(vcpu, k);
+	if (!__atomic_exchange_n(&vcpu->vm->pmu->krun_missed_warned, true, __ATOMIC_RELAXED))
+		pr_warn("vCPU %d: the guest kernel returned to user mode outside the return sites pmuvm watched; its kernel is stepped again until the new one is seen (see the report's exact.kernel_runs.missed)",
+			vcpu->id);
+	if (unseen && vcpu_warn_once(vcpu, LOG_ONCE_KRUN_UNSEEN))
+		pr_warn("vCPU %d: user-mode instructions and branches run after such a return, until pmuvm saw it at an exit, are not counted (exact.kernel_runs.missed_uncounted)",
+			vcpu->id);
+}
+
+bool krun_prepare(struct vcpu *vcpu, struct krun_state *k, uint32_t events, bool want,
+		  uint64_t resume_rip)
+{
+	struct kvm_sregs *s;
+	struct kvm_regs *r;
+
+	if (!k->on || (!want && !k->running))
+		return false;
+	if (!want || vcpu_state(vcpu, &r, &s)) {
+		krun_stop(vcpu, k);
+		return false;
+	}
+	if (sregs_cpl(s) == 0 && krun_allowed(vcpu, k, events)) {
+		if (!k->running) {
+			k->running = true;
+			k->runs++;
+			k->resume_rip = resume_rip;
+			memcpy(vcpu->dbg.ret_watch, k->site, sizeof(k->site[0]) * k->nr_site);
+			vcpu->dbg.nr_ret_watch = k->nr_site;
+		}
+		return true;
+	}
+	if (k->running && sregs_cpl(s) == 3)
+		krun_missed(vcpu, k, true);
+	else if (k->running)
+		krun_stop(vcpu, k);
+	return false;
+}
+
+bool krun_debug_exit(struct vcpu *vcpu, struct krun_state *k)
+{
+	const struct kvm_debug_exit_arch *a = &vcpu->run->debug.arch;
+	struct kvm_sregs *s;
+	struct kvm_regs *r;
+
+	if (!k->running)
+		return false;
+	if (guest_debug_ret_hit(vcpu) >= 0) {
+		k->site_hits++;
+		k->at_site = true;
+		krun_stop(vcpu, k);
+		return true;
+	}
+	/* The saved TF trapped after the first user instruction of a return. */
+	if (a->exception != 1 || !(a->dr6 & X86_DR6_BS) || vcpu->dbg.applied_step ||
+	    vcpu_state(vcpu, &r, &s) || sregs_cpl(s) != 3)
+		return false;
+	r->rflags &= ~X86_RFLAGS_TF;
+	vcpu_state_changed(vcpu);
+	/*
+	 * The trap comes after the instruction that follows the one setting
+	 * TF (SDM vol. 3B 17.3.1.4; the lab's QEMU traps before it): from
+	 * where the user code went on, that one instruction, if it returned
+	 * there.
+	 */
+	k->trap_from = k->resume_rip;
+	k->trap_to = r->rip;
+	krun_missed(vcpu, k, false);
+	return true;
+}
