@@ -230,12 +230,12 @@ static __attribute__((noinline)) int pmu_wrmsr(struct vcpu *vcpu, uint32_t index
 static int pmu_msr(struct vcpu *vcpu, uint32_t index, bool is_write, uint64_t *data)
 {
 	struct vcpu_pmu *p = vcpu->pmu;
+	bool counting = vpmu_counted_events(&p->model) != 0;
+	int r = is_write ? pmu_wrmsr(vcpu, index, *data) : vpmu_rdmsr(&p->model, index, data);
 
 	if (p->rdpmc_watch.on)
-		rdpmc_watch_msr_access(vcpu);
-	if (!is_write)
-		return vpmu_rdmsr(&p->model, index, data);
-	return pmu_wrmsr(vcpu, index, *data);
+		rdpmc_watch_msr_access(vcpu, counting || vpmu_counted_events(&p->model) != 0);
+	return r;
 }
 
 const struct vcpu_feature pmu_feature = {

@@ -28,7 +28,13 @@ struct rdpmc_state {
  * was just set up; each one found becomes an execution breakpoint
  * (vcpu->dbg.watch).
  */
-#define RDPMC_WATCH_WINDOW	256	/* instructions stepped after a PMU MSR access */
+/*
+ * Instructions stepped after a PMU MSR access. Linux 6.1's perf reads a
+ * counter (native_read_pmc) more than 256 instructions after its last PMU
+ * MSR access on some paths: with 256, the first perf stat after boot in the
+ * lab read KVM's 0 before the site was found; with 2048 it was found at once.
+ */
+#define RDPMC_WATCH_WINDOW	2048
 #define RDPMC_WATCH_QUIET	16384	/* window steps with nothing new: discovery ends */
 #define RDPMC_WATCH_BUDGET	65536	/* window steps without any RDPMC: discovery ends */
 
@@ -37,6 +43,9 @@ struct rdpmc_watch {
 	uint32_t quiet;			/* window steps since the last new RDPMC */
 	bool on;			/* the feature runs on this vCPU (breakpoints fire) */
 	bool settled;			/* discovery over: no more windows */
+	bool window_counting;		/* the open window's access had counters counting */
+	bool idle_done;			/* no more windows after accesses while nothing counts */
+	uint64_t idle_window_steps;	/* window steps after such accesses */
 	/* Report. */
 	uint64_t windows, window_steps;	/* windows opened; steps they took */
 	uint64_t hits;			/* watched RDPMCs reached (each then stepped) */
@@ -60,8 +69,11 @@ int rdpmc_sites_scan(const struct symtab *t, uint64_t *sites, unsigned int max, 
  */
 void rdpmc_sites_from_image(struct vm *vm, const uint8_t *image, size_t size);
 
-/* A PMU MSR access exited to pmuvm (where `on`): open a window if discovery goes on. */
-void rdpmc_watch_msr_access(struct vcpu *vcpu);
+/*
+ * A PMU MSR access exited to pmuvm (where `on`): open a window if discovery
+ * goes on. `counting`: some counter counted before or after it.
+ */
+void rdpmc_watch_msr_access(struct vcpu *vcpu, bool counting);
 /* A window's step ended; the instruction at `rip` was an RDPMC if `rdpmc`. */
 void rdpmc_watch_stepped(struct vcpu *vcpu, uint64_t rip, bool rdpmc);
 

@@ -16,7 +16,10 @@
  * when the breakpoints are all in use, after RDPMC_WATCH_QUIET window
  * steps that found nothing new, or after RDPMC_WATCH_BUDGET that found no
  * RDPMC at all: a budget in steps, because a guest that keeps accessing
- * PMU MSRs keeps its window open.  An image whose symbol table shows all
+ * PMU MSRs keeps its window open. Accesses while no counter counts (a
+ * driver probing and resetting the PMU at boot) have a budget of their
+ * own, which ends only their windows: Linux's boot spent the whole budget
+ * before perf first read a counter, and its reads then went unwatched.  An image whose symbol table shows all
  * of its RDPMCs (rdpmc_sites.c) has them watched from the start, and no
  * windows.  An RDPMC outside any window and not watched still reads KVM's
  * value: the report's pmu.rdpmc_watch says what was found (README, "Where
@@ -37,15 +40,16 @@
 #include "pmu/rdpmc.h"
 #include "pmu/vcpu_pmu.h"
 
-void rdpmc_watch_msr_access(struct vcpu *vcpu)
+void rdpmc_watch_msr_access(struct vcpu *vcpu, bool counting)
 {
 	struct rdpmc_watch *w = &vcpu->pmu->rdpmc_watch;
 
-	if (w->settled)
+	if (w->settled || (!counting && w->idle_done))
 		return;
 	if (!w->window)
 		w->windows++;
 	w->window = RDPMC_WATCH_WINDOW;
+	w->window_counting = counting;
 }
 
 static void rdpmc_watch_learn(struct vcpu *vcpu, uint64_t rip)
@@ -70,11 +74,20 @@ static void rdpmc_watch_budget(struct vcpu *vcpu)
 {
 	struct rdpmc_watch *w = &vcpu->pmu->rdpmc_watch;
 
-	if (vcpu->dbg.nr_watch ? ++w->quiet >= RDPMC_WATCH_QUIET :
-				 w->window_steps >= RDPMC_WATCH_BUDGET) {
+	if (vcpu->dbg.nr_watch) {
+		if (++w->quiet < RDPMC_WATCH_QUIET)
+			return;
 		w->settled = true;
-		w->window = 0;
+	} else if (!w->window_counting) {
+		if (w->idle_window_steps < RDPMC_WATCH_BUDGET)
+			return;
+		w->idle_done = true;
+	} else {
+		if (w->window_steps - w->idle_window_steps < RDPMC_WATCH_BUDGET)
+			return;
+		w->settled = true;
 	}
+	w->window = 0;
 }
 
 void rdpmc_watch_stepped(struct vcpu *vcpu, uint64_t rip, bool rdpmc)
@@ -86,6 +99,7 @@ void rdpmc_watch_stepped(struct vcpu *vcpu, uint64_t rip, bool rdpmc)
 	if (!w->window)
 		return;
 	w->window_steps++;
+	w->idle_window_steps += !w->window_counting;
 	w->window--;
 	rdpmc_watch_budget(vcpu);
 }
