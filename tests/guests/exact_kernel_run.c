@@ -20,33 +20,16 @@
  */
 #include "pmu_common.h"
 
-#define SYSCALL_N	10
 #define KERNEL_LOOP	1000
 #define SPIN_N		5000
 #define IRQ_VECTOR	0x40
 
-#define MSR_STAR	0xc0000081
-#define MSR_LSTAR	0xc0000082
-#define MSR_FMASK	0xc0000084
-#define RFLAGS_TF_IF	0x300ull
-
-uint64_t user_nop(uint64_t arg);
-uint64_t user_syscalls(uint64_t arg);
 uint64_t user_spin(uint64_t arg);
 void syscall_entry(void);
 void syscall_entry2(void);
 
 asm(".text\n"
-    ".globl user_nop\n"
-    "user_nop:\n"
-    "	ret\n"
-    ".globl user_syscalls\n"
-    "user_syscalls:\n"
-    "	movl $10, %r8d\n"
-    "1:	syscall\n"
-    "	decl %r8d\n"
-    "	jnz 1b\n"
-    "	ret\n"
+    USER_SYSCALLS_ASM
     ".globl user_spin\n"
     "user_spin:\n"
     "	movl $5000, %ecx\n"
@@ -122,11 +105,7 @@ int main(void)
 
 	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1 && cfg.nr_gp >= 1);
 	rt_set_irq_handler(IRQ_VECTOR, irq_handler);
-	/* STAR: SYSCALL loads CS 0x08/SS 0x10, SYSRETQ CS 0x28|3/SS 0x20|3 (rt/layout.h). */
-	wrmsr(MSR_STAR, (uint64_t)SEG_KCODE32 << 48 | (uint64_t)SEG_KCODE64 << 32);
-	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
-	wrmsr(MSR_FMASK, RFLAGS_TF_IF);
-	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
+	syscall_setup(syscall_entry);
 
 	/* The runtime's own CALL into fn and RET (user_nop is only the RET). */
 	count_user_run(user_nop, true);

@@ -11,31 +11,14 @@
  */
 #include "pmu_common.h"
 
-#define SYSCALL_N		10
 /* The CALL into it, MOV, 10 x (SYSCALL, DEC, JNZ), RET. */
 #define SYSCALL_USER_INSNS	(1 + 1 + 3 * SYSCALL_N + 1)
 #define SYSCALL_KERNEL_INSNS	4		/* syscall_entry: 3 NOPs, SYSRETQ */
 
-#define MSR_STAR	0xc0000081
-#define MSR_LSTAR	0xc0000082
-#define MSR_FMASK	0xc0000084
-#define RFLAGS_TF_IF	0x300ull
-
-uint64_t user_nop(uint64_t arg);
-uint64_t user_syscalls(uint64_t arg);
 void syscall_entry(void);
 
 asm(".text\n"
-    ".globl user_nop\n"
-    "user_nop:\n"
-    "	ret\n"
-    ".globl user_syscalls\n"
-    "user_syscalls:\n"
-    "	movl $10, %r8d\n"
-    "1:	syscall\n"
-    "	decl %r8d\n"
-    "	jnz 1b\n"
-    "	ret\n"
+    USER_SYSCALLS_ASM
     /* On the user's stack, IF and TF clear (FMASK); RCX and R11 say where to. */
     ".globl syscall_entry\n"
     "syscall_entry:\n"
@@ -48,11 +31,7 @@ int main(void)
 	uint64_t usr, os, sc_usr, sc_os;
 
 	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1);
-	/* STAR: SYSCALL loads CS 0x08/SS 0x10, SYSRETQ CS 0x28|3/SS 0x20|3 (rt/layout.h). */
-	wrmsr(MSR_STAR, (uint64_t)SEG_KCODE32 << 48 | (uint64_t)SEG_KCODE64 << 32);
-	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry);
-	wrmsr(MSR_FMASK, RFLAGS_TF_IF);
-	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
+	syscall_setup(syscall_entry);
 	pmu_count_user_run(user_nop, &usr, &os);	/* the first run sets user mode up */
 	pmu_count_user_run(user_nop, &usr, &os);
 	pmu_count_user_run(user_syscalls, &sc_usr, &sc_os);

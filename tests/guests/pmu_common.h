@@ -51,6 +51,44 @@ static inline void pmu_count_user_run(uint64_t (*fn)(uint64_t), uint64_t *usr, u
 	*os = rdmsr(MSR_IA32_PMC0);
 }
 
+/* SYSCALL and SYSRET (SDM vol. 2B), for the guests that make system calls. */
+#define MSR_STAR	0xc0000081
+#define MSR_LSTAR	0xc0000082
+#define MSR_FMASK	0xc0000084
+#define RFLAGS_TF_IF	0x300ull
+
+/*
+ * SYSCALL enters `entry` with TF and IF cleared (FMASK); STAR: SYSCALL loads
+ * CS 0x08/SS 0x10, SYSRETQ CS 0x28|3/SS 0x20|3 (rt/layout.h).
+ */
+static inline void syscall_setup(void (*entry)(void))
+{
+	wrmsr(MSR_STAR, (uint64_t)SEG_KCODE32 << 48 | (uint64_t)SEG_KCODE64 << 32);
+	wrmsr(MSR_LSTAR, (uint64_t)entry);
+	wrmsr(MSR_FMASK, RFLAGS_TF_IF);
+	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
+}
+
+/*
+ * CPL3 code for rt_run_user(): user_nop is a RET; user_syscalls makes
+ * SYSCALL_N (10) system calls, counting down in R8 (SYSCALL takes RCX and
+ * R11), then returns.
+ */
+#define SYSCALL_N	10
+uint64_t user_nop(uint64_t arg);
+uint64_t user_syscalls(uint64_t arg);
+#define USER_SYSCALLS_ASM						\
+	".globl user_nop\n"						\
+	"user_nop:\n"							\
+	"	ret\n"							\
+	".globl user_syscalls\n"					\
+	"user_syscalls:\n"						\
+	"	movl $10, %r8d\n"					\
+	"1:	syscall\n"						\
+	"	decl %r8d\n"						\
+	"	jnz 1b\n"						\
+	"	ret\n"
+
 static inline uint64_t width_mask(unsigned int w)
 {
 	return w >= 64 ? ~0ull : (1ull << w) - 1;

@@ -228,8 +228,8 @@ static uint64_t exact_user_resume_rip(struct vcpu *vcpu)
 	struct kvm_regs *r;
 	uint64_t frame[3];
 
-	if (!x->stepping || x->krun.running || x->cpl != 3 || vcpu_state(vcpu, &r, &s) ||
-	    sregs_cpl(s) != 0 || cs_mode(s) != INSN_MODE_64)
+	if (!x->krun.on || !x->stepping || x->krun.running || x->cpl != 3 ||
+	    vcpu_state(vcpu, &r, &s) || sregs_cpl(s) != 0 || cs_mode(s) != INSN_MODE_64)
 		return 0;
 	if (follow_is_syscall(&x->insn))
 		return r->rcx;

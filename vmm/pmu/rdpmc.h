@@ -29,12 +29,14 @@ struct rdpmc_state {
  * (vcpu->dbg.watch).
  */
 /*
- * Instructions stepped after a PMU MSR access. Linux 6.1's perf reads a
- * counter (native_read_pmc) more than 256 instructions after its last PMU
- * MSR access on some paths: with 256, the first perf stat after boot in the
- * lab read KVM's 0 before the site was found; with 2048 it was found at once.
+ * Instructions stepped after a PMU MSR access: longer while a counter
+ * counts. Linux 6.1's perf reads a counter (native_read_pmc) more than 256
+ * instructions after its last PMU MSR access on some paths: with 256, the
+ * first perf stat after boot in the lab read KVM's 0 before the site was
+ * found; with 2048 it was found at once.
  */
-#define RDPMC_WATCH_WINDOW	2048
+#define RDPMC_WATCH_WINDOW	256
+#define RDPMC_WATCH_WINDOW_COUNTING	2048
 #define RDPMC_WATCH_QUIET	16384	/* window steps with nothing new: discovery ends */
 #define RDPMC_WATCH_BUDGET	65536	/* window steps without any RDPMC: discovery ends */
 

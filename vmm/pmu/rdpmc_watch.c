@@ -8,7 +8,8 @@
  *
  * The instruction never exits, but it can be found and watched: a guest
  * reads a counter shortly after programming or stopping it, so each PMU MSR
- * access opens a window of RDPMC_WATCH_WINDOW single steps (the exact
+ * access opens a window of RDPMC_WATCH_WINDOW single steps, or
+ * RDPMC_WATCH_WINDOW_COUNTING where a counter counted (the exact
  * source does the stepping and corrects every RDPMC it steps,
  * exact_rdpmc_fixup()).  Each RDPMC found there becomes an execution
  * breakpoint (DR1-DR3, vcpu->dbg.watch) at its linear address; when one
@@ -48,7 +49,7 @@ void rdpmc_watch_msr_access(struct vcpu *vcpu, bool counting)
 		return;
 	if (!w->window)
 		w->windows++;
-	w->window = RDPMC_WATCH_WINDOW;
+	w->window = counting ? RDPMC_WATCH_WINDOW_COUNTING : RDPMC_WATCH_WINDOW;
 	w->window_counting = counting;
 }
 
