@@ -1,9 +1,12 @@
 /*
  * PMI delivery through the local APIC's LVT performance-counter register, as
  * hardware does (docs/intel-pmu.md 3.4): a masked entry delivers nothing; NMI mode is an
- * NMI; fixed mode raises that vector on this vCPU's LAPIC; and the LAPIC
- * sets LVTPC.mask when it delivers (SDM 10.5.1, KVM since 6.6), so guests
- * that unmask in their handler work unchanged.
+ * NMI; fixed mode raises that vector on this vCPU's LAPIC; and an Intel
+ * LAPIC sets LVTPC.mask when it delivers (SDM 10.5.1), so guests that unmask
+ * in their handler work unchanged. AMD's APM describes no such rule for
+ * its LVT entries, and KVM masks only for Intel-compatible guests
+ * (lapic.c kvm_apic_local_deliver()), so for a guest that sees an AMD CPU
+ * the entry is left alone.
  *
  * KVM has no ioctl that fires LVTPC, so the entry is read with KVM_GET_LAPIC,
  * the interrupt injected with KVM_NMI or KVM_SIGNAL_MSI, and the mask set
@@ -105,6 +108,9 @@ void pmi_deliver(struct vcpu *vcpu)
 	for_each_pmu_source(vcpu, i)
 		if (pmu_sources[i]->pmi_delivered)
 			pmu_sources[i]->pmi_delivered(vcpu);
+	/* No mask on AMD (above), nor the KVM_SET_LAPIC race of xAPIC mode. */
+	if (vcpu->vm->cfg->cpu_vendor == CPU_VENDOR_AMD)
+		return;
 	if (pmi_set_lvtpc_x2apic(vcpu, lvtpc | APIC_LVT_MASKED) == 0)
 		return;
 	/* Re-read: the injection changed IRR, which SET_LAPIC must not undo. */
