@@ -38,6 +38,15 @@ static bool host_probe_says(const char *guest, const char *line)
 	return says;
 }
 
+/* False, after printing SKIP for `test`, where the host cannot step CPL3. */
+static bool user_mode_steppable(const char *test)
+{
+	if (host_probe_says("exact_user", "exact counting: this host can single-step user mode"))
+		return true;
+	printf("SKIP: %s: this host cannot single-step user mode (CPL3)\n", test);
+	return false;
+}
+
 /*
  * The #UD and #BP handlers counted (exact_count with "traps"): only where
  * KVM runs guest kernel mode natively; its instruction emulator (kvm_pvm,
@@ -194,10 +203,8 @@ START_TEST(test_exact_syscall)
 	bool follows;
 
 	REQUIRE_KVM();
-	if (!host_probe_says("exact_user", "exact counting: this host can single-step user mode")) {
-		printf("SKIP: %s: this host cannot single-step user mode (CPL3)\n", __func__);
+	if (!user_mode_steppable(__func__))
 		return;
-	}
 	pmuvm_run(&r, "--report", rep, "--timeout", "60", guest_path("exact_syscall"));
 	expect_guest_pass(&r, "exact_syscall");
 	w = strstr(r.out, "exact_syscall: usr=");
@@ -250,10 +257,8 @@ START_TEST(test_exact_kernel_run)
 	json_object *root;
 
 	REQUIRE_KVM();
-	if (!host_probe_says("exact_user", "exact counting: this host can single-step user mode")) {
-		printf("SKIP: %s: this host cannot single-step user mode (CPL3)\n", __func__);
+	if (!user_mode_steppable(__func__))
 		return;
-	}
 	pmuvm_run(&r, "--report", rep, "--timeout", "120", guest_path("exact_kernel_run"));
 	expect_guest_pass(&r, "exact_kernel_run");
 	root = report_load(rep);
