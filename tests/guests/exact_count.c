@@ -36,8 +36,8 @@ static const uint64_t br_event[NR_BR] = {
 void seq_nops(void), seq_loop(void), seq_rep(void), seq_call(void), seq_div(void),
 	seq_intn(void), seq_hlt(void), seq_nop_irq(void), seq_popf(void), seq_iret_ret(void),
 	seq_pushf(void), seq_gp(void), seq_pf(void), seq_err_by_hand(void), seq_timer_loop(void),
-	seq_ud(void), seq_bp(void);
-extern char seq_div_resume[], seq_intn_resume[], seq_gp_resume[], seq_pf_resume[],
+	seq_ud(void), seq_bp(void), nest_none(void), nest_pf(void), nest_hlt(void);
+extern char nest_pf_resume[], seq_div_resume[], seq_intn_resume[], seq_gp_resume[], seq_pf_resume[],
 	seq_err_by_hand_resume[], seq_timer_loop_end[], seq_ud_resume[], seq_bp_resume[];
 #define TIMER_LOOP_N	5000
 
@@ -176,6 +176,23 @@ asm(".text\n"
     "	nop\n"
     "	cli\n"
     SEQ_END
+    /*
+     * What the handlers below call last, to nest a second event in them:
+     * nothing (1 instruction), a #PF (MOVABS, the faulting load, its
+     * handler, RET), or an interrupt pending at a HLT (as seq_hlt).
+     */
+    ".globl nest_none\nnest_none:\n"
+    "	ret\n"
+    ".globl nest_pf\nnest_pf:\n"
+    "	movabsq $0x100000000, %rax\n"
+    "	movq (%rax), %rax\n"
+    ".globl nest_pf_resume\nnest_pf_resume:\n"
+    "	ret\n"
+    ".globl nest_hlt\nnest_hlt:\n"
+    "	sti\n"
+    "	hlt\n"
+    "	cli\n"
+    "	ret\n"
 );
 
 struct expect {
@@ -250,12 +267,22 @@ static struct counts run_seq(void (*seq)(void))
  */
 static volatile uint64_t resume_to;
 static volatile bool de_stops_counting;
+static void (*volatile fault_nest)(void) = nest_none;
 
 static void de_hook(struct rt_frame *f)
 {
 	f->rip = resume_to;
 	if (de_stops_counting)
 		wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);
+	fault_nest();
+}
+
+/* The #PF a nest_pf raises inside another handler, or seq_pf to measure it. */
+static volatile uint64_t pf_resume_to;
+
+static void pf_hook(struct rt_frame *f)
+{
+	f->rip = pf_resume_to;
 }
 
 /*
@@ -282,6 +309,7 @@ static volatile bool irq_stops_counting;
 
 /* Where and how often it ran: the same instructions every time. */
 static volatile uint64_t irq_rip, irq_rbx, irq_calls;
+static void (*volatile irq_nest)(void) = nest_none;
 
 static void irq_handler(struct rt_frame *f)
 {
@@ -290,6 +318,7 @@ static void irq_handler(struct rt_frame *f)
 	irq_calls++;
 	if (irq_stops_counting)
 		wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);
+	irq_nest();
 }
 
 static void self_ipi(void)
@@ -297,9 +326,68 @@ static void self_ipi(void)
 	apic_send_ipi(apic_id(), IRQ_VECTOR | (1u << 14));	/* fixed, assert */
 }
 
+/*
+ * Events inside handlers, against the same handlers without them (a
+ * nest_none call where the nest_* call is).  pf: seq_pf's count is its
+ * MOVABS, the #PF path and SEQ_END, so a nest_pf adds pf.fixed0 - 4
+ * instructions (its MOVABS and the #PF path) and pf's branches.  An
+ * interrupt at nest_hlt adds STI, HLT, CLI and the interrupt's path, which
+ * `hlt` (seq_hlt: STI, HLT, CLI, the path, SEQ_END) counted: hlt.fixed0 - 4.
+ * HLT lets the interrupt in at once, where an interrupt pending at an STI
+ * may wait while stepping (README, "Where counts come from").
+ */
+static void nested_events(const struct counts *hlt)
+{
+	struct counts pf, base, n;
+
+	rt_set_exception_hook(VEC_PF, pf_hook);
+	pf_resume_to = (uint64_t)seq_pf_resume;
+	pf = run_seq(seq_pf);
+	pf_resume_to = (uint64_t)nest_pf_resume;
+
+	self_ipi();
+	irq_nest = nest_pf;
+	n = run_seq(seq_hlt);
+	irq_nest = nest_none;
+	printf("exact_count: #PF in an interrupt handler: %llu/%llu, without: %llu/%llu, "
+	       "#PF alone: %llu/%llu\n", (unsigned long long)n.fixed0, (unsigned long long)n.gp1,
+	       (unsigned long long)hlt->fixed0, (unsigned long long)hlt->gp1,
+	       (unsigned long long)pf.fixed0, (unsigned long long)pf.gp1);
+	GUEST_ASSERT_EQ(n.fixed0, hlt->fixed0 + pf.fixed0 - 4);
+	GUEST_ASSERT_EQ(n.gp0, hlt->gp0 + pf.gp0 - 4);
+	GUEST_ASSERT_EQ(n.gp1, hlt->gp1 + pf.gp1);
+	GUEST_ASSERT_EQ(n.br[BR_FAR], hlt->br[BR_FAR] + 1);	/* the #PF's IRETQ */
+	test_ok("a #PF in an interrupt handler counted");
+
+	resume_to = (uint64_t)seq_div_resume;
+	base = run_seq(seq_div);
+	fault_nest = nest_pf;
+	n = run_seq(seq_div);
+	fault_nest = nest_none;
+	printf("exact_count: #PF in the #DE handler: %llu/%llu, without: %llu/%llu\n",
+	       (unsigned long long)n.fixed0, (unsigned long long)n.gp1,
+	       (unsigned long long)base.fixed0, (unsigned long long)base.gp1);
+	GUEST_ASSERT_EQ(n.fixed0, base.fixed0 + pf.fixed0 - 4);
+	GUEST_ASSERT_EQ(n.gp1, base.gp1 + pf.gp1);
+	test_ok("a #PF in the #DE handler counted");
+
+	self_ipi();
+	fault_nest = nest_hlt;
+	n = run_seq(seq_div);
+	fault_nest = nest_none;
+	printf("exact_count: interrupt in the #DE handler: %llu/%llu, without: %llu/%llu\n",
+	       (unsigned long long)n.fixed0, (unsigned long long)n.gp1,
+	       (unsigned long long)base.fixed0, (unsigned long long)base.gp1);
+	GUEST_ASSERT_EQ(n.fixed0, base.fixed0 + hlt->fixed0 - 4);
+	GUEST_ASSERT_EQ(n.gp1, base.gp1 + hlt->gp1);
+	GUEST_ASSERT_EQ(n.br[BR_FAR], base.br[BR_FAR] + hlt->br[BR_FAR]);
+	test_ok("an interrupt in the #DE handler counted");
+	rt_set_exception_hook(VEC_PF, NULL);
+}
+
 int main(void)
 {
-	struct counts c, ud, in, t;
+	struct counts c, ud, in, t, hlt;
 
 	cfg = pmu_cfg_read();
 	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1 && cfg.nr_gp >= 1 + NR_BR);
@@ -410,12 +498,12 @@ int main(void)
 	self_ipi();
 	c = run_seq(seq_nop_irq);
 	self_ipi();
-	in = run_seq(seq_hlt);
+	hlt = run_seq(seq_hlt);
 	printf("exact_count: sti;nop: %llu, sti;hlt: %llu\n", (unsigned long long)c.fixed0,
-	       (unsigned long long)in.fixed0);
+	       (unsigned long long)hlt.fixed0);
 	GUEST_ASSERT(c.fixed0 > 3 + SEQ_END_INSNS);	/* the handler ran and counted */
-	GUEST_ASSERT_EQ(in.fixed0, c.fixed0);
-	GUEST_ASSERT_EQ(in.gp1, c.gp1);
+	GUEST_ASSERT_EQ(hlt.fixed0, c.fixed0);
+	GUEST_ASSERT_EQ(hlt.gp1, c.gp1);
 
 	/*
 	 * The LAPIC timer (one-shot, 1 ms, divide by 1) interrupts a stepped
@@ -453,6 +541,8 @@ int main(void)
 	(void)run_seq(seq_div);
 	irq_stops_counting = de_stops_counting = false;
 	test_ok("no trap flag in a stepped event's frame");
+
+	nested_events(&hlt);
 	test_ok("exact_count");
 	return 0;
 }
