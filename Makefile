@@ -220,11 +220,19 @@ linux-image:
 	@echo "pmuvm: $(O)/linux/perf.cpio"
 
 # QEMU/KVM and pmuvm side by side on the compare guest (README).
-.PHONY: compare
+.PHONY: compare compare-linux
 compare:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all
 	@scripts/pmuvm-compare --pmuvm $(PMUVM) --guest $(O)/guests/compare.elf $(COMPARE_ARGS)
+	@echo
+	@scripts/pmuvm-compare-linux --pmuvm $(PMUVM)
+
+# Only the Linux guest's side-by-side table (perf under QEMU/KVM and pmuvm).
+compare-linux:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	@scripts/pmuvm-compare-linux --pmuvm $(PMUVM) $(COMPARE_LINUX_ARGS)
 
 coverage:
 	@$(MAKE) --no-print-directory O=build/coverage COVERAGE=1 build/coverage/tests/unit-tests

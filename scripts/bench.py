@@ -7,7 +7,7 @@ run fails only if a guest fails or the exact source shows skid.  Compared
 quantities are measured in the same run, interleaved (A/B/A/B), and
 reported as the median with the min..max spread of the per-pair values.
 
-usage: scripts/bench.py [BUILD_DIR] [--quick]
+usage: scripts/bench.py [BUILD_DIR] [--quick] [--linux-only OUT.json]
 """
 import json
 import os
@@ -282,6 +282,119 @@ def bench_pmi(tsc_khz):
             "skid_bad_cases": len(bad)}
 
 
+LINUX_APPEND = "console=ttyS0 panic=-1 rdinit=/init pmuvm_end=poweroff loglevel=4"
+LINUX_TIME = re.compile(r"^pmuvm-linux: time (\S+) ([0-9.]+)\s*$")
+# tests/linux/init's steps after "up", each timed from the step before it;
+# the checks' costs beside their programs run alone (pmuvm_bench=1).
+LINUX_CHECKS = (("stat-user", "perf stat -e instructions:u,branches:u loop", "loop-alone"),
+                ("stat-all", "perf stat -e cycles,instructions,branches loop", "loop-alone"),
+                ("stat-fixed", "perf stat fixed counter 0 + ref-cycles, loop", "loop-alone"),
+                ("record-cycles", "perf record -e cycles -F 1000 hot", "hot-alone"),
+                ("record-instructions", "perf record -e instructions:u -c 10000 hot 20000",
+                 "hot-20000-alone"))
+
+
+def linux_boot(cmd):
+    """Runs one Linux boot; returns (wall seconds, {step: seconds it took}, stdout)."""
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.monotonic() - t0
+    out = p.stdout.replace("\r", "")
+    if p.returncode != 0 or "pmuvm-linux: userspace up" not in out:
+        die("Linux boot %r failed with status %d:\n%s%s" % (" ".join(cmd), p.returncode,
+                                                            out[-3000:], p.stderr[-2000:]))
+    steps, last = {}, 0.0
+    for line in out.splitlines():
+        m = LINUX_TIME.match(line)
+        if m:
+            t = float(m.group(2))
+            steps[m.group(1)] = t - last if steps else t
+            last = t
+    return wall, steps, out
+
+
+def bench_linux(kernel_mode_emulated):
+    """Debian's kernel with the perf image: boot time beside QEMU/KVM, each check's cost."""
+    if kernel_mode_emulated:
+        # A Linux boot takes many minutes where KVM emulates guest kernel
+        # mode (kvm_pvm): this section runs in the lab instead.
+        with tempfile.TemporaryDirectory(dir=os.path.abspath(BUILD)) as tmp:
+            out = os.path.join(tmp, "linux.json")
+            p = subprocess.run(["tests/lab/pmuvm-lab", "--quiet", "--", sys.executable,
+                                sys.argv[0], BUILD] + (["--quick"] if QUICK else []) +
+                               ["--linux-only", out], capture_output=True, text=True)
+            if p.returncode != 0 or not os.path.exists(out):
+                die("the Linux section in the lab failed (status %d):\n%s%s" % (
+                    p.returncode, p.stdout[-3000:], p.stderr[-2000:]))
+            with open(out) as f:
+                res = json.load(f)
+        res["in_lab"] = "this host's KVM emulates guest kernel mode: run in the lab"
+        return res
+    qemu = shutil.which(os.environ.get("QEMU", "qemu-system-x86_64"))
+    with tempfile.TemporaryDirectory() as tmp:
+        img = os.path.join(tmp, "perf.cpio")
+        p = subprocess.run(["tests/linux/mkinitramfs", "--perf", img], capture_output=True,
+                           text=True)
+        if p.returncode == 77:
+            return {"skipped": "no perf image: " + p.stderr.strip()}
+        if p.returncode != 0:
+            die("mkinitramfs failed:\n" + p.stderr)
+        kernel = p.stdout.strip().splitlines()[-1]
+
+        def pmuvm(extra):
+            return [os.path.join(BUILD, "pmuvm"), "--pmu", "intel", "--mem", "512M",
+                    "--timeout", "900", "--initrd", img, "--append",
+                    LINUX_APPEND + " " + extra, kernel]
+
+        def qemu_kvm():
+            return ["qemu-configs/qemu-run", "--timeout", "900", "--mem", "512M", "--initrd",
+                    img, "--append", LINUX_APPEND + " pmuvm_checks=none", kernel]
+
+        reps = 1 if QUICK else 3
+        boot = {"pmuvm_wall_s": [], "pmuvm_up_s": [], "qemu_wall_s": [], "qemu_up_s": []}
+        for _ in range(reps):
+            w, st, _ = linux_boot(pmuvm("pmuvm_checks=none"))
+            boot["pmuvm_wall_s"].append(w)
+            boot["pmuvm_up_s"].append(st["up"])
+            if qemu:
+                w, st, _ = linux_boot(qemu_kvm())
+                boot["qemu_wall_s"].append(w)
+                boot["qemu_up_s"].append(st["up"])
+        res = {"reps": reps, "boot": {k: stats(v) for k, v in boot.items() if v}}
+        if boot["qemu_wall_s"]:
+            res["boot"]["wall_ratio"] = stats(a / b for a, b in zip(boot["pmuvm_wall_s"],
+                                                                    boot["qemu_wall_s"]))
+        checks = {}
+        for _ in range(reps):
+            _, st, _ = linux_boot(pmuvm("pmuvm_bench=1"))
+            for step, t in st.items():
+                checks.setdefault(step, []).append(t)
+        res["steps_s"] = {k: stats(v) for k, v in checks.items()}
+        return res
+
+
+def linux_lines(lx):
+    """Section 6 of the table: the Linux boot and checks."""
+    if "skipped" in lx:
+        return ["6. Linux guest: skipped: " + lx["skipped"]]
+    b, st = lx["boot"], lx["steps_s"]
+    out = ["6. Linux guest (Debian's kernel, tests/linux/ perf image, --pmu intel, %d boots each)"
+           % lx["reps"]]
+    if lx.get("in_lab"):
+        out.append("   IN THE LAB (%s): the emulator's times" % lx["in_lab"])
+    out.append("   boot to user space (guest uptime): pmuvm %s, QEMU/KVM %s" % (
+        fmt(b["pmuvm_up_s"], " s", 2), fmt(b["qemu_up_s"], " s", 2) if "qemu_up_s" in b
+        else "not run (no QEMU)"))
+    out.append("   whole run, boot to poweroff (wall): pmuvm %s, QEMU/KVM %s%s" % (
+        fmt(b["pmuvm_wall_s"], " s", 2), fmt(b["qemu_wall_s"], " s", 2) if "qemu_wall_s" in b
+        else "not run", ", ratio " + fmt(b["wall_ratio"], "x", 2) if "wall_ratio" in b else ""))
+    for step, what, alone in LINUX_CHECKS:
+        if step in st:
+            out.append("   %-50s %s (program alone: %s)" % (
+                what, fmt(st[step], " s", 2), fmt(st[alone], " s", 2) if alone in st else "-"))
+    return out
+
+
 def table(m, r):
     msr, smp, ex, pmi = r["msr"], r["sample"], r["exact"], r["pmi"]
     out = []
@@ -348,6 +461,8 @@ def table(m, r):
     p("5. Scaling: a vCPU's run time with 2 vCPUs busy / with 1 vCPU")
     for f in (0, 1000, 10000):
         p("   %5d Hz: %s" % (f, fmt(smp["scaling_%dHz" % f], "", 3)))
+    p("")
+    out += linux_lines(r["linux"])
     return "\n".join(out)
 
 
@@ -396,6 +511,21 @@ def markdown(m, r):
         ("a vCPU's run time, 2 vCPUs busy / 1: no counter", fmt(smp["scaling_0Hz"], "", 2)),
         ("... sampling at 1 kHz", fmt(smp["scaling_1000Hz"], "", 2)),
     ]
+    lx = r["linux"]
+    if "skipped" in lx:
+        rows.append(("Linux guest", "skipped: " + lx["skipped"]))
+    else:
+        b, st = lx["boot"], lx["steps_s"]
+        rows.append(("Linux boot to user space (guest uptime): pmuvm / QEMU/KVM", "%s / %s" % (
+            fmt(b["pmuvm_up_s"], " s", 2),
+            fmt(b["qemu_up_s"], " s", 2) if "qemu_up_s" in b else "not run")))
+        if "wall_ratio" in b:
+            rows.append(("Linux boot to poweroff (wall), pmuvm / QEMU/KVM",
+                         fmt(b["wall_ratio"], "x", 2)))
+        for step, what, alone in LINUX_CHECKS:
+            if step in st:
+                rows.append(("Linux: %s (program alone)" % what, "%s (%s)" % (
+                    fmt(st[step], " s", 2), fmt(st[alone], " s", 2) if alone in st else "-")))
     out = ["Measured %s UTC on %s (`nproc` %d), kernel %s, KVM modules %s, "
            "load average %s at the start and %s at the end, commit %s." % (
                m["date_utc"], m["cpu_model"], m["nproc"], m["kernel"],
@@ -414,8 +544,17 @@ def main():
     args = sys.argv[1:]
     QUICK = "--quick" in args
     args = [a for a in args if a != "--quick"]
+    linux_only = None
+    if "--linux-only" in args:     # the Linux section alone, its JSON to a file (the lab's run)
+        i = args.index("--linux-only")
+        linux_only = args[i + 1]
+        del args[i:i + 2]
     if args:
         BUILD = args[0]
+    if linux_only:
+        with open(linux_only, "w") as f:
+            json.dump(bench_linux(False), f)
+        return
     if not os.path.exists(os.path.join(BUILD, "pmuvm")):
         die("no %s/pmuvm: run make first" % BUILD)
     for tool in ("valgrind", "callgrind_annotate"):
@@ -430,6 +569,8 @@ def main():
                      ("pmi", bench_pmi)):
         print("bench: %s ..." % name, file=sys.stderr, flush=True)
         res[name] = fn(tsc_khz)
+    print("bench: linux ...", file=sys.stderr, flush=True)
+    res["linux"] = bench_linux(bool(rep["config"]["host"].get("kernel_mode_emulated")))
     m["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
     text = table(m, res)
     print(text)

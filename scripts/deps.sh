@@ -12,6 +12,8 @@ PKGS="$PKGS clang libclang-rt-14-dev"
 PKGS="$PKGS cpio"
 # The Linux guests' perf image (tests/linux/mkinitramfs --perf): Debian's perf.
 PKGS="$PKGS linux-perf"
+# ...and rr, recorded and replayed in that image (README "rr in the guest").
+PKGS="$PKGS rr"
 
 missing=""
 for p in $PKGS; do

@@ -508,6 +508,11 @@ static bool exact_rdpmc_fixup(struct vcpu *vcpu, struct kvm_regs *r)
 	uint64_t val;
 
 	if (vpmu_rdpmc(&vcpu->pmu->model, (uint32_t)r->rcx, &val) == 0) {
+		if (log_verbosity > 1)
+			pr_debug("vCPU %d: RDPMC %#x at %llx: %#llx (KVM's %#llx)", vcpu->id,
+				 (uint32_t)r->rcx, (unsigned long long)x->rip,
+				 (unsigned long long)val,
+				 (unsigned long long)((r->rdx << 32) | (uint32_t)r->rax));
 		r->rax = (uint32_t)val;
 		r->rdx = val >> 32;
 		if (vcpu_state_changed_stepping(vcpu) == 0)

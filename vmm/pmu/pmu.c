@@ -233,6 +233,9 @@ static int pmu_msr(struct vcpu *vcpu, uint32_t index, bool is_write, uint64_t *d
 	bool counting = vpmu_counted_events(&p->model) != 0;
 	int r = is_write ? pmu_wrmsr(vcpu, index, *data) : vpmu_rdmsr(&p->model, index, data);
 
+	if (log_verbosity > 1)
+		pr_debug("vCPU %d: %s MSR %#x %s %#llx%s", vcpu->id, is_write ? "WRMSR" : "RDMSR",
+			 index, is_write ? "<-" : "->", (unsigned long long)*data, r ? ": #GP" : "");
 	if (p->rdpmc_watch.on)
 		rdpmc_watch_msr_access(vcpu, counting || vpmu_counted_events(&p->model) != 0);
 	return r;

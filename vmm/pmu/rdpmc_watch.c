@@ -112,6 +112,9 @@ static bool rdpmc_watch_debug_exit(struct vcpu *vcpu)
 
 	if (guest_debug_watch_hit(vcpu) < 0)
 		return false;
+	if (log_verbosity > 1)
+		pr_debug("vCPU %d: watched RDPMC at %llx", vcpu->id,
+			 (unsigned long long)vcpu->run->debug.arch.pc);
 	w->hits++;
 	if (!w->window)
 		w->window = 1;
