@@ -656,11 +656,14 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 	    !(x->cpl == 3 && sregs_cpl(s) == 0 && krun_allowed(vcpu, &x->krun, x->events)))
 		exact_untrace(vcpu, r, s, &res, how);
 	if (log_verbosity > 1)
-		pr_debug("vCPU %d: step cpl%u %llx (len %u flags %#x) -> %llx: %s", vcpu->id,
+		pr_debug("vCPU %d: step cpl%u %llx (len %u flags %#x) -> %llx: %s (dr6 %#llx, "
+			 "step %d, watches %u+%u, follows %u)", vcpu->id,
 			 x->cpl, (unsigned long long)x->rip, x->insn.len, x->insn.flags,
 			 (unsigned long long)r->rip,
 			 how == RETIRE_NO ? "not retired" : x->counted ? "counted at its MSR exit" :
-			 "retired");
+			 "retired", (unsigned long long)vcpu->run->debug.arch.dr6,
+			 vcpu->dbg.applied_step, vcpu->dbg.applied_nr_watch,
+			 vcpu->dbg.applied_nr_ret_watch, vcpu->dbg.applied_nr_follow);
 	if (how == RETIRE_NO) {
 		x->not_retired++;
 		rdpmc_watch_stepped(vcpu, x->rip, false);

@@ -2,6 +2,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "log.h"
+
 #include "machine/guest_debug.h"
 #include "machine/vcpu.h"
 
@@ -97,6 +99,11 @@ static int guest_debug_ioctl(struct vcpu *vcpu, const struct debug_setting *w, u
 		g.arch.debugreg[1 + i] = w->watch[i];
 		g.arch.debugreg[7] |= DR7_L(1 + i) | DR7_GE;
 	}
+	if (log_verbosity > 1)
+		pr_debug("vCPU %d: guest debug %#x, DR0-3 %llx %llx %llx %llx, DR7 %#llx", vcpu->id,
+			 g.control, (unsigned long long)g.arch.debugreg[0],
+			 (unsigned long long)g.arch.debugreg[1], (unsigned long long)g.arch.debugreg[2],
+			 (unsigned long long)g.arch.debugreg[3], (unsigned long long)g.arch.debugreg[7]);
 	return ioctl(vcpu->fd, KVM_SET_GUEST_DEBUG, &g) < 0 ? -errno : 0;
 }
 
