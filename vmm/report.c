@@ -211,6 +211,7 @@ static json_object *report_vcpu_exact(const struct vcpu *vcpu)
 	json_object_object_add(o, "decode_errors", u64_obj(x->decode_errors));
 	json_object_object_add(o, "user_runs_uncounted", u64_obj(x->user_runs_uncounted));
 	json_object_object_add(o, "step_rearms", u64_obj(x->rearms));
+	json_object_object_add(o, "steps_lost", u64_obj(x->steps_lost));
 	json_object_object_add(o, "tf_untraced", u64_obj(x->tf_untraced));
 	json_object_object_add(o, "rdpmc_corrected", u64_obj(x->rdpmc_fixed));
 	json_object_object_add(o, "rdpmc_faulted", u64_obj(x->rdpmc_faulted));

@@ -336,6 +336,21 @@ static void self_ipi(void)
  * HLT lets the interrupt in at once, where an interrupt pending at an STI
  * may wait while stepping (README, "Where counts come from").
  */
+/* seq_div with `nest` called from its #DE handler, printed beside `base` (without). */
+static struct counts div_nesting(void (*nest)(void), const char *what,
+				 const struct counts *base)
+{
+	struct counts n;
+
+	fault_nest = nest;
+	n = run_seq(seq_div);
+	fault_nest = nest_none;
+	printf("exact_count: %s in the #DE handler: %llu/%llu, without: %llu/%llu\n", what,
+	       (unsigned long long)n.fixed0, (unsigned long long)n.gp1,
+	       (unsigned long long)base->fixed0, (unsigned long long)base->gp1);
+	return n;
+}
+
 static void nested_events(const struct counts *hlt)
 {
 	struct counts pf, base, n;
@@ -361,23 +376,13 @@ static void nested_events(const struct counts *hlt)
 
 	resume_to = (uint64_t)seq_div_resume;
 	base = run_seq(seq_div);
-	fault_nest = nest_pf;
-	n = run_seq(seq_div);
-	fault_nest = nest_none;
-	printf("exact_count: #PF in the #DE handler: %llu/%llu, without: %llu/%llu\n",
-	       (unsigned long long)n.fixed0, (unsigned long long)n.gp1,
-	       (unsigned long long)base.fixed0, (unsigned long long)base.gp1);
+	n = div_nesting(nest_pf, "#PF", &base);
 	GUEST_ASSERT_EQ(n.fixed0, base.fixed0 + pf.fixed0 - 4);
 	GUEST_ASSERT_EQ(n.gp1, base.gp1 + pf.gp1);
 	test_ok("a #PF in the #DE handler counted");
 
 	self_ipi();
-	fault_nest = nest_hlt;
-	n = run_seq(seq_div);
-	fault_nest = nest_none;
-	printf("exact_count: interrupt in the #DE handler: %llu/%llu, without: %llu/%llu\n",
-	       (unsigned long long)n.fixed0, (unsigned long long)n.gp1,
-	       (unsigned long long)base.fixed0, (unsigned long long)base.gp1);
+	n = div_nesting(nest_hlt, "interrupt", &base);
 	GUEST_ASSERT_EQ(n.fixed0, base.fixed0 + hlt->fixed0 - 4);
 	GUEST_ASSERT_EQ(n.gp1, base.gp1 + hlt->gp1);
 	GUEST_ASSERT_EQ(n.br[BR_FAR], base.br[BR_FAR] + hlt->br[BR_FAR]);

@@ -44,6 +44,7 @@ struct exact_state {
 	uint64_t caught_up, lost, hlts;	/* instructions a step ran past; unaccounted steps */
 	uint64_t user_runs_uncounted;	/* KVM_RUNs at CPL3 this host cannot step */
 	uint64_t rearms;		/* single-step re-armed after RFLAGS was reloaded */
+	uint64_t steps_lost;		/* exits that found stepping lost (step.c) */
 	uint64_t tf_untraced;		/* pmuvm's TF cleared from a saved RFLAGS (step.c) */
 	uint64_t rdpmc_fixed;		/* stepped RDPMCs KVM answered, corrected */
 	uint64_t rdpmc_faulted;		/* ...and undone with a #GP (no such counter here) */

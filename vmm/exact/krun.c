@@ -32,6 +32,14 @@
  * its IRETQ (do_syscall_64() refuses SYSRET then). A return through an
  * unknown site that also rewrote the saved RFLAGS (execve, a signal's
  * handler) is seen only at the next exit at CPL3.
+ * So the kernel runs unstepped only when the entry from user mode was a
+ * step that kept TF in what it saved (tf_kept). Not when counting began
+ * inside the kernel (perf_event_open() enabling a counter for its caller:
+ * that system call's entry was not stepped), nor when the entry's TF was
+ * cleared because running was not allowed then: Linux would return
+ * through its SYSRETQ, unwatched, and the user code would run uncounted
+ * and unnoticed (seen in the lab: a counter opened on the calling task
+ * and read back counted nothing). Such a kernel is stepped to its return.
  */
 #include <string.h>
 
@@ -114,8 +122,11 @@ bool krun_prepare(struct vcpu *vcpu, struct krun_state *k, uint32_t events, bool
 		krun_stop(vcpu, k);
 		return false;
 	}
-	if (sregs_cpl(s) == 0 && krun_allowed(vcpu, k, events)) {
+	if (sregs_cpl(s) == 0 && k->tf_kept && krun_allowed(vcpu, k, events)) {
 		if (!k->running) {
+			if (log_verbosity > 1)
+				pr_debug("vCPU %d: kernel run %llu from %llx", vcpu->id,
+					 (unsigned long long)k->runs + 1, (unsigned long long)r->rip);
 			k->running = true;
 			k->runs++;
 			k->resume_rip = resume_rip;

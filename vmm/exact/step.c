@@ -134,6 +134,7 @@ static int exact_set_stepping(struct vcpu *vcpu, bool on)
 	if (on) {
 		icache_flush_tlb(x->icache);
 		follow_stepping_starts(&x->follow);
+		x->krun.tf_kept = false;	/* no entry from user mode stepped yet */
 		vcpu->dbg.catch_db = true;
 	}
 	vcpu->dbg.step = on;
@@ -605,6 +606,35 @@ static bool is_step_exit(const struct vcpu *vcpu)
 		 !(run->debug.arch.dr6 & (1u << 14)));
 }
 
+/*
+ * An exit other than a debug exit, while stepping, at another instruction
+ * than the one the step was to run: the trap flag was lost on the way
+ * (seen in the lab: Linux ran from its entry code to a WRMSR without a
+ * single-step trap) and the guest ran unstepped from there, uncounted and
+ * with its RDPMCs reading KVM's value. Said and counted as a handler run uncounted; the exit's
+ * instruction is decoded (an MSR exit's WRMSR counts there) and TF set
+ * again before the guest goes on.
+ */
+static bool exact_step_lost(struct vcpu *vcpu)
+{
+	struct exact_state *x = vcpu->pmu->exact;
+	struct kvm_sregs *s;
+	struct kvm_regs *r;
+
+	if (vcpu->run_result != 0 || vcpu->run->exit_reason == KVM_EXIT_DEBUG ||
+	    vcpu_state(vcpu, &r, &s) || (r->rip == x->rip && s->cs.selector == x->cs))
+		return false;
+	x->steps_lost++;
+	exact_handler_unstepped(vcpu);
+	icache_flush_tlb(x->icache);	/* the guest ran unobserved */
+	if (sregs_cpl(s) != 3 || vcpu->vm->pmu->caps.user_step)
+		exact_decode_next(vcpu, r, s);
+	else
+		x->pending = false;
+	x->rearm = true;
+	return true;
+}
+
 static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 {
 	struct exact_state *x = vcpu->pmu->exact;
@@ -621,6 +651,8 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 		}
 		return;
 	}
+	if (x->stepping && x->pending && !is_step_exit(vcpu) && exact_step_lost(vcpu))
+		return;
 	if (!x->stepping || !x->pending || !is_step_exit(vcpu) || vcpu_state(vcpu, &r, &s)) {
 		if (x->stepping && is_step_exit(vcpu)) {
 			rdpmc_watch_stepped(vcpu, 0, false);	/* it still shortens a window */
@@ -652,8 +684,10 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 	 * Into the kernel from user mode where it will run unstepped: the TF
 	 * saved stays, so that a return krun.c does not watch traps.
 	 */
+	if (x->cpl == 3 && sregs_cpl(s) == 0)
+		x->krun.tf_kept = krun_allowed(vcpu, &x->krun, x->events);
 	if ((res.event || (x->insn.flags & INSN_SAVES_RFLAGS)) &&
-	    !(x->cpl == 3 && sregs_cpl(s) == 0 && krun_allowed(vcpu, &x->krun, x->events)))
+	    !(x->cpl == 3 && sregs_cpl(s) == 0 && x->krun.tf_kept))
 		exact_untrace(vcpu, r, s, &res, how);
 	if (log_verbosity > 1)
 		pr_debug("vCPU %d: step cpl%u %llx (len %u flags %#x) -> %llx: %s (dr6 %#llx, "
