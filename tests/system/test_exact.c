@@ -274,20 +274,18 @@ START_TEST(test_exact_kernel_run)
 	expect_counts(r.out, "missed");
 	/*
 	 * Kernel stretches run unstepped, and those that ended at a watched
-	 * site, in the USR-only runs. Each run starts in the kernel, which is
-	 * stepped into user mode: it was not entered from stepped user code,
-	 * so no saved TF would catch a return through an unwatched site
-	 * (krun.c). Each ends with a #UD whose handler returns to CPL0
-	 * through the runtime's interrupt return, watched only once the timer
-	 * run taught it (a hit from then on), a stretch that stops counting:
-	 * nop 1/0 (its #UD); syscalls 11/10 (each SYSCALL a stretch ending at
-	 * its SYSRETQ, and the #UD); timer 2/2 (its handler, and the #UD);
-	 * missed 1/0 (the first SYSCALL's stretch is the miss; then four
-	 * sites and the runtime's RDPMC watch are more than the four debug
-	 * registers, so the kernel is stepped from there on).
+	 * site, in the USR-only runs: each starts in the kernel, enters user
+	 * mode through the runtime's IRETQ (a hit) and ends with a #UD whose
+	 * handler returns to CPL0 through the runtime's interrupt return,
+	 * watched only once the timer run taught it (a hit from then on), and
+	 * a last stretch that stops counting: nop 2/1; syscalls 12/11 (each
+	 * SYSCALL a stretch ending at its SYSRETQ); timer 4/3 (its handler
+	 * one); missed 2/1 (the first SYSCALL's stretch is the miss; then
+	 * four sites and the runtime's RDPMC watch are more than the four
+	 * debug registers, so the kernel is stepped from there on).
 	 */
-	ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.kernel_runs.runs"), 1 + 11 + 2 + 1);
-	ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.kernel_runs.site_hits"), 0 + 10 + 2 + 0);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.kernel_runs.runs"), 2 + 12 + 4 + 2);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.kernel_runs.site_hits"), 1 + 11 + 3 + 1);
 	ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.kernel_runs.missed"), 1);
 	ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.kernel_runs.missed_uncounted"), 0);
 	ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.lost_steps"), 0);

@@ -32,14 +32,10 @@
  * its IRETQ (do_syscall_64() refuses SYSRET then). A return through an
  * unknown site that also rewrote the saved RFLAGS (execve, a signal's
  * handler) is seen only at the next exit at CPL3.
- * So the kernel runs unstepped only when the entry from user mode was a
- * step that kept TF in what it saved (tf_kept). Not when counting began
- * inside the kernel (perf_event_open() enabling a counter for its caller:
- * that system call's entry was not stepped), nor when the entry's TF was
- * cleared because running was not allowed then: Linux would return
- * through its SYSRETQ, unwatched, and the user code would run uncounted
- * and unnoticed (seen in the lab: a counter opened on the calling task
- * and read back counted nothing). Such a kernel is stepped to its return.
+ * Not caught either: a kernel entered before stepping began (counting
+ * enabled inside it, as Linux's perf_event_open() does for its caller) or
+ * whose entry's TF had to go, that returns through its SYSRETQ before
+ * that site is known (README, "rr in the guest").
  */
 #include <string.h>
 
@@ -122,7 +118,7 @@ bool krun_prepare(struct vcpu *vcpu, struct krun_state *k, uint32_t events, bool
 		krun_stop(vcpu, k);
 		return false;
 	}
-	if (sregs_cpl(s) == 0 && k->tf_kept && krun_allowed(vcpu, k, events)) {
+	if (sregs_cpl(s) == 0 && krun_allowed(vcpu, k, events)) {
 		if (!k->running) {
 			if (log_verbosity > 1)
 				pr_debug("vCPU %d: kernel run %llu from %llx", vcpu->id,

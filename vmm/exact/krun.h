@@ -20,7 +20,6 @@ struct krun_state {
 	bool at_site;			/* a site's breakpoint hit: step that instruction */
 	bool relearn;			/* a return came another way: step until a new site */
 	bool full;			/* more sites than KRUN_SITES_MAX: never run */
-	bool tf_kept;			/* the kernel entered from stepped CPL3 with TF saved */
 	unsigned int nr_site;
 	uint64_t site[KRUN_SITES_MAX];	/* CPL0 instructions seen going to CPL3 */
 	uint64_t resume_rip;		/* where the user code entering the kernel goes on */
@@ -45,9 +44,7 @@ bool krun_allowed(const struct vcpu *vcpu, const struct krun_state *k, uint32_t 
 
 /*
  * Before a KVM_RUN, where exact/step.c would step if `want`: true if the
- * kernel runs unstepped instead (the vCPU is at CPL0, krun_allowed(), and
- * the kernel was entered from stepped user code with TF in the RFLAGS it
- * saved: k->tf_kept, which exact/step.c keeps);
+ * kernel runs unstepped instead (the vCPU is at CPL0 and krun_allowed());
  * `resume_rip` is where the user code that entered it goes on, if known.
  * Stops running it otherwise; found at CPL3 while running, a return was
  * missed.

@@ -134,7 +134,6 @@ static int exact_set_stepping(struct vcpu *vcpu, bool on)
 	if (on) {
 		icache_flush_tlb(x->icache);
 		follow_stepping_starts(&x->follow);
-		x->krun.tf_kept = false;	/* no entry from user mode stepped yet */
 		vcpu->dbg.catch_db = true;
 	}
 	vcpu->dbg.step = on;
@@ -684,10 +683,8 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 	 * Into the kernel from user mode where it will run unstepped: the TF
 	 * saved stays, so that a return krun.c does not watch traps.
 	 */
-	if (x->cpl == 3 && sregs_cpl(s) == 0)
-		x->krun.tf_kept = krun_allowed(vcpu, &x->krun, x->events);
 	if ((res.event || (x->insn.flags & INSN_SAVES_RFLAGS)) &&
-	    !(x->cpl == 3 && sregs_cpl(s) == 0 && x->krun.tf_kept))
+	    !(x->cpl == 3 && sregs_cpl(s) == 0 && krun_allowed(vcpu, &x->krun, x->events)))
 		exact_untrace(vcpu, r, s, &res, how);
 	if (log_verbosity > 1)
 		pr_debug("vCPU %d: step cpl%u %llx (len %u flags %#x) -> %llx: %s (dr6 %#llx, "
