@@ -2,7 +2,10 @@
  * cpu_vendor: the CPU a guest sees under --pmu and --cpu-vendor (README,
  * "The machine a guest sees"). Prints one line the system test compares:
  * "cpu_vendor: VENDOR family F model M intel_pmu V amd_core_ext C amd_perfmon_v2 P amd_counters N"
- * and fails if the vendor advertises the other vendor's PMU.
+ * and fails if the vendor advertises the other vendor's PMU; and
+ * "cpu_vendor: kvm_hypercalls H": H is 1 if KVM's paravirtual leaf offers a
+ * feature used through a hypercall (PV spinlock kick, PV IPIs, PV yield:
+ * KVM_FEATURE_PV_UNHALT 7, PV_SEND_IPI 11, PV_SCHED_YIELD 13).
  */
 #include <rt.h>
 #include <pmu/cpuid.h>
@@ -12,7 +15,7 @@ int main(void)
 	struct cpuid_regs r = cpuid(0), one = cpuid(1);
 	unsigned int family = ((one.eax >> 8) & 0xf) + ((one.eax >> 20) & 0xff);
 	unsigned int model = ((one.eax >> 4) & 0xf) | ((one.eax >> 12) & 0xf0);
-	unsigned int intel_pmu = 0, core_ext, v2 = 0, amd_n = 0;
+	unsigned int intel_pmu = 0, core_ext, v2 = 0, amd_n = 0, hypercalls = 0;
 	char v[13];
 
 	__builtin_memcpy(v, &r.ebx, 4);
@@ -30,6 +33,10 @@ int main(void)
 	}
 	printf("cpu_vendor: %s family %#x model %#x intel_pmu %u amd_core_ext %u amd_perfmon_v2 %u amd_counters %u\n",
 	       v, family, model, intel_pmu, core_ext, v2, amd_n);
+	r = cpuid(0x40000000);
+	if (r.ebx == 0x4b4d564b && r.ecx == 0x564b4d56 && r.edx == 0x4d)	/* "KVMKVMKVM" */
+		hypercalls = !!(cpuid(0x40000001).eax & (1u << 7 | 1u << 11 | 1u << 13));
+	printf("cpu_vendor: kvm_hypercalls %u\n", hypercalls);
 	if (!__builtin_memcmp(v, "GenuineIntel", 12))
 		GUEST_ASSERT(!core_ext && !v2);
 	if (!__builtin_memcmp(v, "AuthenticAMD", 12))

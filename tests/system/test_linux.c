@@ -86,6 +86,7 @@ struct linux_boot {
 	bool perf;		/* the image with perf (and rr) */
 	const char *end;	/* pmuvm_end= */
 	const char *checks;	/* pmuvm_checks= (tests/linux/init), or NULL */
+	unsigned int cpus;	/* --cpus, 0 for 1 */
 };
 
 /*
@@ -128,8 +129,8 @@ static bool linux_boot(struct pmuvm_result *r, const struct linux_boot *b)
 {
 	const char *pmu = b->pmu, *end = b->end;
 	bool perf = b->perf;
-	char initrd[512], kernel[4096], append[256];
-	const char *argv[16];
+	char initrd[512], kernel[4096], append[256], cpus[16], up[64];
+	const char *argv[18];
 	int n = 0;
 
 	if (!linux_image(r, perf, initrd, sizeof(initrd), kernel, sizeof(kernel)))
@@ -150,6 +151,9 @@ static bool linux_boot(struct pmuvm_result *r, const struct linux_boot *b)
 		argv[n++] = "--pmu-version";
 		argv[n++] = b->pmu_version;
 	}
+	snprintf(cpus, sizeof(cpus), "%u", b->cpus ? b->cpus : 1);
+	argv[n++] = "--cpus";
+	argv[n++] = cpus;
 	argv[n++] = "--mem";
 	argv[n++] = "512M";
 	argv[n++] = "--timeout";
@@ -162,12 +166,18 @@ static bool linux_boot(struct pmuvm_result *r, const struct linux_boot *b)
 	argv[n] = NULL;
 	pmuvm_run_env(r, NULL, 600, argv);
 	drop_cr(r->out);
-	ck_assert_msg(strstr(r->out, "pmuvm-linux: userspace up, 1 cpu(s)\n"),
-		      "no user space (status %d, kernel %s):\n%s\n%s", r->status, kernel,
+	snprintf(up, sizeof(up), "pmuvm-linux: userspace up, %s cpu(s)\n", cpus);
+	ck_assert_msg(strstr(r->out, up), "no '%s' (status %d, kernel %s):\n%s\n%s", up,
+		      r->status, kernel,
 		      tail(r->out, 2400), tail(r->err, 800));
 	return true;
 }
 
+/*
+ * On 2 vCPUs (the perf tests boot 1): the MADT's second CPU comes up, and
+ * the guest's PV spinlocks and IPIs work whichever vendor it is shown
+ * (vmm/machine/cpuid.c, cpuid_apply_hypercalls()).
+ */
 START_TEST(test_linux_boots_with_pmu)
 {
 	struct pmuvm_result r;
@@ -175,8 +185,10 @@ START_TEST(test_linux_boots_with_pmu)
 
 	REQUIRE_KVM();
 	if (!linux_boot(&r, &(struct linux_boot){ .pmu = linux_cases[_i].pmu,
-						  .end = linux_cases[_i].end }))
+						  .end = linux_cases[_i].end, .cpus = 2 }))
 		return;
+	ck_assert_msg(strstr(r.out, "smp: Brought up 1 node, 2 CPUs\n"), "second CPU:\n%s",
+		      tail(r.out, 3000));
 	snprintf(line, sizeof(line), "vendor_id\t: %s\n", linux_cases[_i].vendor);
 	ck_assert_msg(strstr(r.out, line), "want '%s':\n%s", line, tail(r.out, 3000));
 	ck_assert_msg(strstr(r.out, linux_cases[_i].perf), "want '%s':\n%s", linux_cases[_i].perf,

@@ -65,13 +65,24 @@ void krun_learn(struct krun_state *k, uint64_t rip)
 	k->relearn = false;
 }
 
-bool krun_allowed(const struct vcpu *vcpu, const struct krun_state *k, uint32_t events)
+/* NULL if the kernel may run unstepped, else why not (-vv traces it). */
+static const char *krun_refusal(const struct vcpu *vcpu, const struct krun_state *k,
+				uint32_t events)
 {
 	const struct vpmu *m = &vcpu->pmu->model;
 
-	if (!k->on || !k->nr_site || k->full || k->relearn || k->at_site ||
-	    vcpu->pmu->rdpmc_watch.window)
-		return false;
+	if (!k->on)
+		return "off";
+	if (!k->nr_site)
+		return "no return site known";
+	if (k->full)
+		return "too many return sites";
+	if (k->relearn)
+		return "a return was missed: stepping until a new site";
+	if (k->at_site)
+		return "at a site";
+	if (vcpu->pmu->rdpmc_watch.window)
+		return "RDPMC discovery window open";
 	/*
 	 * Where KVM answers RDPMC, a stepped kernel's RDPMCs are corrected as
 	 * they are stepped: unstepped, only the watched ones are. Not before
@@ -79,10 +90,19 @@ bool krun_allowed(const struct vcpu *vcpu, const struct krun_state *k, uint32_t 
 	 */
 	if (vcpu->vm->pmu->caps.rdpmc_by_kvm && vcpu->pmu->rdpmc_watch.on &&
 	    !vcpu->pmu->rdpmc_watch.settled)
-		return false;
-	if ((vpmu_counted_events_at(m, 0) & events) || !(vpmu_counted_events_at(m, 3) & events))
-		return false;
-	return k->nr_site <= guest_debug_ret_room(vcpu);
+		return "RDPMC discovery not settled";
+	if (vpmu_counted_events_at(m, 0) & events)
+		return "kernel mode counted";
+	if (!(vpmu_counted_events_at(m, 3) & events))
+		return "user mode not counted";
+	if (k->nr_site > guest_debug_ret_room(vcpu))
+		return "no room for the return sites";
+	return NULL;
+}
+
+bool krun_allowed(const struct vcpu *vcpu, const struct krun_state *k, uint32_t events)
+{
+	return !krun_refusal(vcpu, k, events);
 }
 
 static void krun_stop(struct vcpu *vcpu, struct krun_state *k)
@@ -111,6 +131,7 @@ bool krun_prepare(struct vcpu *vcpu, struct krun_state *k, uint32_t events, bool
 {
 	struct kvm_sregs *s;
 	struct kvm_regs *r;
+	const char *why;
 
 	if (!k->on || (!want && !k->running))
 		return false;
@@ -118,11 +139,17 @@ bool krun_prepare(struct vcpu *vcpu, struct krun_state *k, uint32_t events, bool
 		krun_stop(vcpu, k);
 		return false;
 	}
-	if (sregs_cpl(s) == 0 && krun_allowed(vcpu, k, events)) {
+	why = sregs_cpl(s) == 0 ? krun_refusal(vcpu, k, events) : "at CPL3";
+	if (log_verbosity > 1 && why != k->why) {
+		pr_debug("vCPU %d: kernel run: %s", vcpu->id, why ? why : "allowed");
+		k->why = why;
+	}
+	if (!why) {
 		if (!k->running) {
 			if (log_verbosity > 1)
-				pr_debug("vCPU %d: kernel run %llu from %llx", vcpu->id,
-					 (unsigned long long)k->runs + 1, (unsigned long long)r->rip);
+				pr_debug("vCPU %d: kernel run %llu from %llx (rax %#llx)", vcpu->id,
+					 (unsigned long long)k->runs + 1, (unsigned long long)r->rip,
+					 (unsigned long long)r->rax);
 			k->running = true;
 			k->runs++;
 			k->resume_rip = resume_rip;

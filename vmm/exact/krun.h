@@ -24,6 +24,7 @@ struct krun_state {
 	uint64_t site[KRUN_SITES_MAX];	/* CPL0 instructions seen going to CPL3 */
 	uint64_t resume_rip;		/* where the user code entering the kernel goes on */
 	uint64_t trap_from, trap_to;	/* a missed return trapped: what ran in between */
+	const char *why;		/* the last reason not to run, for -vv */
 	/* Report. */
 	uint64_t runs;			/* kernel stretches run unstepped */
 	uint64_t site_hits;		/* ...that ended at a watched site */

@@ -90,6 +90,30 @@ static void cpuid_apply_kvm_features(struct kvm_cpuid2 *c)
 		e->eax &= ~(1u << KVM_FEATURE_PV_EOI | 1u << KVM_FEATURE_STEAL_TIME);
 }
 
+/*
+ * Linux's KVM hypercalls (KVM_HYPERCALL, arch/x86/include/asm/kvm_para.h)
+ * are VMCALL, or VMMCALL where the CPUID vendor is AMD or Hygon
+ * (X86_FEATURE_VMMCALL). A guest shown the other vendor than the host's
+ * executes the instruction the host does not have: it #UDs, and KVM's
+ * fix-up (KVM_X86_QUIRK_FIX_HYPERCALL_INSN, emulator_fix_hypercall())
+ * rewrites it in the guest's text, which Linux maps read-only: KVM injects
+ * a #PF there. Seen: Linux with --pmu intel on 2 vCPUs of an SVM host oopsed
+ * in kvm_kick_cpu() at its first PV spinlock kick. Without the features
+ * whose use is a hypercall (PV spinlock kick, PV IPIs, PV yield), the
+ * guest kicks, sends IPIs and yields through its APIC.
+ */
+static void cpuid_apply_hypercalls(struct kvm_cpuid2 *c, const struct kvm_cpuid_entry2 *h)
+{
+	struct kvm_cpuid_entry2 *g = cpuid_find(c, 0, 0), *e;
+
+	if (!g || (h->ebx == g->ebx && h->ecx == g->ecx && h->edx == g->edx))
+		return;
+	e = cpuid_find(c, KVM_CPUID_FEATURES, 0);
+	if (e)
+		e->eax &= ~(1u << KVM_FEATURE_PV_UNHALT | 1u << KVM_FEATURE_PV_SEND_IPI |
+			    1u << KVM_FEATURE_PV_SCHED_YIELD);
+}
+
 static void cpuid_apply_topology(struct vcpu *vcpu, struct kvm_cpuid2 *c)
 {
 	unsigned int nr = vcpu->vm->cfg->nr_cpus;
@@ -114,6 +138,7 @@ int cpuid_setup_vcpu(struct vcpu *vcpu)
 	const struct kvm_cpuid2 *sup = vcpu->vm->supported_cpuid;
 	size_t bytes = sizeof(*sup) + (sup->nent + CPUID_FEATURE_ROOM) * sizeof(sup->entries[0]);
 	struct kvm_cpuid2 *c = malloc(bytes);
+	struct kvm_cpuid_entry2 host_vendor, *e;
 	unsigned int i;
 	int r = 0;
 
@@ -122,11 +147,14 @@ int cpuid_setup_vcpu(struct vcpu *vcpu)
 		return PMUVM_EXIT_HOST_ERROR;
 	}
 	memcpy(c, sup, sizeof(*sup) + sup->nent * sizeof(sup->entries[0]));
+	e = cpuid_find(c, 0, 0);
+	host_vendor = e ? *e : (struct kvm_cpuid_entry2){ 0 };
 	cpuid_apply_topology(vcpu, c);
 	cpuid_apply_kvm_features(c);
 	for (i = 0; i < vcpu->nr_features; i++)
 		if (vcpu->features[i]->cpuid)
 			vcpu->features[i]->cpuid(vcpu, c);
+	cpuid_apply_hypercalls(c, &host_vendor);
 	if (ioctl(vcpu->fd, KVM_SET_CPUID2, c) < 0) {
 		pr_err("KVM_SET_CPUID2: %s", strerror(errno));
 		r = PMUVM_EXIT_NO_KVM;
