@@ -191,6 +191,7 @@ static json_object *report_krun(const struct krun_state *k)
 	json_object_object_add(o, "missed", u64_obj(k->missed));
 	json_object_object_add(o, "missed_uncounted", u64_obj(k->missed_uncounted));
 	json_object_object_add(o, "sites", sites);
+	json_object_object_add(o, "sysret_site", u64_obj(k->sysret));
 	json_object_object_add(o, "sites_overflowed", json_object_new_boolean(k->full));
 	return o;
 }
@@ -213,6 +214,7 @@ static json_object *report_vcpu_exact(const struct vcpu *vcpu)
 	json_object_object_add(o, "step_rearms", u64_obj(x->rearms));
 	json_object_object_add(o, "steps_lost", u64_obj(x->steps_lost));
 	json_object_object_add(o, "tf_untraced", u64_obj(x->tf_untraced));
+	json_object_object_add(o, "sysret_tf_set", u64_obj(x->sysret_tf_set));
 	json_object_object_add(o, "rdpmc_corrected", u64_obj(x->rdpmc_fixed));
 	json_object_object_add(o, "rdpmc_faulted", u64_obj(x->rdpmc_faulted));
 	json_object_object_add(o, "handler_runs_uncounted", u64_obj(x->handler_runs_uncounted));

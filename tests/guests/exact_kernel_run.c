@@ -12,6 +12,19 @@
  *             in R11), after the DEC that follows the SYSCALL; pmuvm counts
  *             that DEC from the SYSCALL's return address, counts the miss
  *             and steps the kernel again to learn the site.  Still exact.
+ *             pmuvm finds a SYSCALL entry's SYSRET by decoding from
+ *             IA32_LSTAR: syscall_entry2 jumps over it to its own, and
+ *             reads straight on into syscall_entry, whose SYSRETQ is
+ *             found, already known.
+ * With "enabled" on the command line, instead of those three:
+ *   enabled   counting is enabled inside the kernel, the way Linux's
+ *             perf_event_open() enables a counter on its caller:
+ *             user_enabled's first SYSCALL (unstepped, nothing counts yet)
+ *             enters syscall_entry3, whose WRMSR sets GLOBAL_CTRL, which
+ *             returns through a SYSRETQ stepping never saw: pmuvm must
+ *             have found it from LSTAR (the report's sysret site, printed
+ *             here as "sysret at"). The user code up to and including the
+ *             SYSCALL that disables counting again is counted.
  * Each of the first two runs once before with OS counted too, so that the
  * kernel is stepped and pmuvm learns where it returns to user mode (the
  * runtime's IRETQ into user mode, its interrupt return, syscall_entry's
@@ -37,21 +50,55 @@ asm(".text\n"
     "	jnz 1b\n"
     "	ret\n"
     /* IF and TF clear (FMASK); RCX and R11 say where to return. */
+    ".globl syscall_entry2\n"
+    "syscall_entry2:\n"
+    "	movl $1000, %eax\n"
+    "1:	decl %eax\n"
+    "	jnz 1b\n"
+    "	jmp syscall_entry2_ret\n"
     ".globl syscall_entry\n"
     "syscall_entry:\n"
     "	movl $1000, %eax\n"
     "1:	decl %eax\n"
     "	jnz 1b\n"
     "	sysretq\n"
-    ".globl syscall_entry2\n"
-    "syscall_entry2:\n"
+    "syscall_entry2_ret:\n"
+    "	sysretq\n"
+    /* User code: GLOBAL_CTRL set to EDX:EAX by a system call, twice. */
+    ".globl user_enabled\n"
+    "user_enabled:\n"
+    "	movl $1, %eax\n"
+    "	movl $1, %edx\n"
+    "	syscall\n"
+    "	movl $1000, %ecx\n"
+    "1:	decl %ecx\n"
+    "	jnz 1b\n"
+    "	xorl %eax, %eax\n"
+    "	xorl %edx, %edx\n"
+    "	syscall\n"
+    "	ret\n"
+    /* WRMSR GLOBAL_CTRL <- EDX:EAX, a kernel stretch, back. */
+    ".globl syscall_entry3\n"
+    "syscall_entry3:\n"
+    "	movq %rcx, %r9\n"
+    "	movl $0x38f, %ecx\n"
+    "	wrmsr\n"
+    "	movq %r9, %rcx\n"
     "	movl $1000, %eax\n"
     "1:	decl %eax\n"
     "	jnz 1b\n"
+    ".globl syscall_entry3_ret\n"
+    "syscall_entry3_ret:\n"
     "	sysretq\n");
+
+uint64_t user_enabled(uint64_t arg);
+void syscall_entry3(void);
+void syscall_entry3_ret(void);
 
 _Static_assert(SYSCALL_N == 10 && KERNEL_LOOP == 1000 && SPIN_N == 5000,
 	       "keep the asm's constants in step");
+_Static_assert(MSR_IA32_PERF_GLOBAL_CTRL == 0x38f && GLOBAL_CTRL_FIXED(0) == 1ull << 32,
+	       "user_enabled sets fixed counter 0 and GP counter 0");
 
 static volatile uint64_t irq_calls, irq_cs;
 
@@ -112,6 +159,25 @@ int main(void)
 	nop = count_user_run(user_nop, false);
 	nop.insns -= 1;
 	nop.branches -= 1;
+
+	if (mbi_arg("enabled")) {
+		/* Counters set up, GLOBAL_CTRL left to user_enabled's system calls. */
+		count_user_run(user_nop, false);
+		wrmsr(MSR_IA32_FIXED_CTR0, 0);
+		wrmsr(MSR_IA32_PMC0, 0);
+		wrmsr(MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_USR(0));
+		wrmsr(MSR_IA32_PERFEVTSEL0, EVTSEL_EN | EVTSEL_USR | PMU_EVENT_BRANCHES);
+		wrmsr(MSR_LSTAR, (uint64_t)syscall_entry3);
+		rt_run_user(user_enabled, 0);
+		GUEST_ASSERT_EQ(rdmsr(MSR_IA32_PERF_GLOBAL_CTRL), 0);
+		/* MOV, 1000 x (DEC, JNZ), XOR, XOR, SYSCALL; the JNZs and the SYSCALL. */
+		printf("exact_kernel_run: sysret at %#llx\n",
+		       (unsigned long long)(uintptr_t)syscall_entry3_ret);
+		printf("exact_kernel_run: enabled usr=%llu br=%llu want %d %d\n",
+		       (unsigned long long)rdmsr(MSR_IA32_FIXED_CTR0),
+		       (unsigned long long)rdmsr(MSR_IA32_PMC0), 1 + 2 * 1000 + 3, 1000 + 1);
+		return 0;
+	}
 
 	/* MOV, 10 x (SYSCALL, DEC, JNZ), RET; branches: the SYSCALLs, JNZs, RET. */
 	count_user_run(user_syscalls, true);

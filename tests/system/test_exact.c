@@ -297,6 +297,44 @@ START_TEST(test_exact_kernel_run)
 END_TEST
 
 /*
+ * Counting enabled inside the kernel, which then returns through a SYSRETQ
+ * no stepped kernel showed pmuvm (Linux's perf_event_open() on its
+ * caller): pmuvm found it by decoding from IA32_LSTAR, watched it, and the
+ * user code after it counts exactly.
+ */
+START_TEST(test_exact_kernel_run_enabled_inside)
+{
+	const char *rep = tmp_path("kernel_run_enabled.json");
+	struct pmuvm_result r;
+	unsigned long long sysret = 0;
+	json_object *root;
+	const char *p;
+
+	REQUIRE_KVM();
+	if (!user_mode_steppable(__func__))
+		return;
+	pmuvm_run(&r, "--report", rep, "--timeout", "120", "--append", "enabled",
+		  guest_path("exact_kernel_run"));
+	expect_guest_pass(&r, "exact_kernel_run");
+	root = report_load(rep);
+	if (!json_u64(root, "config.pmu.hw_breakpoints_fire")) {
+		printf("SKIP: %s: execution breakpoints do not fire on this host\n", __func__);
+		json_object_put(root);
+		pmuvm_result_free(&r);
+		return;
+	}
+	expect_counts(r.out, "enabled");
+	p = strstr(r.out, "exact_kernel_run: sysret at ");
+	ck_assert_msg(p && sscanf(p, "exact_kernel_run: sysret at %llx", &sysret) == 1, "%s", r.out);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.kernel_runs.sysret_site"), sysret);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.kernel_runs.missed"), 0);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.user_runs_uncounted"), 0);
+	json_object_put(root);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/*
  * RDPMC completed by pmuvm where hardware would complete it (5 in the
  * guest), every other #GP passed on to the guest's handler (3). Where KVM
  * answers RDPMC itself, the 5 are corrected in the steps that follow PMU
@@ -420,6 +458,7 @@ static Suite *exact_suite(void)
 	tcase_add_test(tc, test_exact_user_mode_honesty);
 	tcase_add_test(tc, test_exact_syscall);
 	tcase_add_test(tc, test_exact_kernel_run);
+	tcase_add_test(tc, test_exact_kernel_run_enabled_inside);
 	tcase_add_test(tc, test_exact_costs_nothing_unused);
 	tcase_add_test(tc, test_exact_rdpmc_unmodified_guest);
 	tcase_add_test(tc, test_exact_on_off);

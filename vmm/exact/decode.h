@@ -36,6 +36,7 @@ enum insn_mode {
 #define INSN_TLB	(1u << 13)
 /* Saves RFLAGS where the guest keeps it: PUSHF at [RSP], SYSCALL in R11. */
 #define INSN_SAVES_RFLAGS (1u << 14)
+#define INSN_SYSRET	(1u << 15)	/* SYSRET: from CPL0 to CPL3, always */
 
 /*
  * An exception the instruction raises by what it is (SDM vol. 3A 6.15, per

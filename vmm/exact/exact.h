@@ -28,7 +28,9 @@ struct exact_state {
 	uint16_t cs;
 	unsigned int cpl;
 	uint64_t rdpmc_rax, rdpmc_rdx;	/* RAX and RDX before the instruction (RDPMC undone) */
-	uint64_t iret_frame[2];		/* INSN_IRET: the RIP and CS it returns to (0: unknown) */
+	/* INSN_IRET: the RIP and CS it returns to (0: unknown); INSN_SYSRET: RCX, RPL 3 */
+	uint64_t iret_frame[2];
+	bool sysret_tf;			/* TF set in R11 for the SYSRET stepped (step.c) */
 	struct icache *icache;
 	uint8_t *idt_copy;		/* scratch for exact_catch_up_event() */
 	uint64_t cycle_rem;		/* --cycles=model: cycles x 1000 not yet counted */
@@ -46,6 +48,7 @@ struct exact_state {
 	uint64_t rearms;		/* single-step re-armed after RFLAGS was reloaded */
 	uint64_t steps_lost;		/* exits that found stepping lost (step.c) */
 	uint64_t tf_untraced;		/* pmuvm's TF cleared from a saved RFLAGS (step.c) */
+	uint64_t sysret_tf_set;		/* SYSRETs stepped with TF set in R11 (step.c) */
 	uint64_t rdpmc_fixed;		/* stepped RDPMCs KVM answered, corrected */
 	uint64_t rdpmc_faulted;		/* ...and undone with a #GP (no such counter here) */
 	uint64_t handler_runs_uncounted;	/* handlers that ran unstepped while counting */

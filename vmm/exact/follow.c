@@ -62,7 +62,6 @@
 #define VEC_PF		14
 
 #define X86_RFLAGS_IF	(1ULL << 9)
-#define MSR_LSTAR	0xc0000082
 
 /* How long an interrupt may wait for a step to let it in. */
 #define FOLLOW_POLL_NS	100000ULL

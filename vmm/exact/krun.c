@@ -32,18 +32,27 @@
  * its IRETQ (do_syscall_64() refuses SYSRET then). A return through an
  * unknown site that also rewrote the saved RFLAGS (execve, a signal's
  * handler) is seen only at the next exit at CPL3.
- * Not caught either: a kernel entered before stepping began (counting
- * enabled inside it, as Linux's perf_event_open() does for its caller) or
- * whose entry's TF had to go, that returns through its SYSRETQ before
- * that site is known (README, "rr in the guest").
+ *
+ * A kernel entered before stepping began (counting enabled inside it, as
+ * Linux's perf_event_open() does for its caller) saved no TF, and Linux
+ * returns from such a system call through its SYSRETQ, a site stepping
+ * never shows while it steps every SYSCALL (their saved TF sends them
+ * through the IRETQ). So that site is found by decoding: the SYSRET the
+ * SYSCALL entry (IA32_LSTAR) reaches, read straight through, is watched
+ * with the learned sites (krun_find_sysret()).
  */
 #include <string.h>
+
+#include "exact/decode.h"
 
 #include "exact/krun.h"
 #include "log.h"
 #include "machine/vm.h"
 #include "pmu/vcpu_pmu.h"
 #include "x86/x86.h"
+
+/* How much of the SYSCALL entry is decoded looking for its SYSRET. */
+#define KRUN_SYSRET_SCAN	4096
 
 void krun_init(struct vcpu *vcpu, struct krun_state *k)
 {
@@ -63,6 +72,66 @@ void krun_learn(struct krun_state *k, uint64_t rip)
 	}
 	k->site[k->nr_site++] = rip;
 	k->relearn = false;
+}
+
+/*
+ * The first SYSRET in the code IA32_LSTAR points to, decoded straight
+ * through: Linux's entry_SYSCALL_64 (arch/x86/entry/entry_64.S) ends in its
+ * only SYSRETQ, with no data between. Looked for again when LSTAR changes.
+ * A wrong guess costs a breakpoint that never fires.
+ */
+static void krun_find_sysret(struct vcpu *vcpu, struct krun_state *k, const struct kvm_sregs *s)
+{
+	uint64_t lstar = vcpu_get_msr(vcpu, MSR_LSTAR);
+	struct paging_state ps = sregs_paging(s);
+	uint8_t code[KRUN_SYSRET_SCAN];
+	size_t n = 0, off;
+	struct insn in;
+
+	if (lstar == k->sysret_lstar)
+		return;
+	k->sysret_lstar = lstar;
+	k->sysret = 0;
+	if (!lstar || !(s->efer & X86_EFER_LMA) || !s->cs.l)
+		return;		/* not a 64-bit kernel */
+	/* Page by page: the entry may end before an unmapped page. */
+	while (n < sizeof(code)) {
+		size_t chunk = 4096 - ((lstar + n) & 4095);
+
+		if (chunk > sizeof(code) - n)
+			chunk = sizeof(code) - n;
+		if (guest_linear_read(&vcpu->vm->mem, &ps, lstar + n, code + n, chunk))
+			break;
+		n += chunk;
+	}
+	for (off = 0; off < n && !insn_decode(code + off, n - off, INSN_MODE_64, &in);
+	     off += in.len) {
+		if (in.flags & INSN_SYSRET) {
+			k->sysret = lstar + off;
+			pr_info("vCPU %d: the SYSCALL entry at %#llx returns through a SYSRET at %#llx: watched with the return sites",
+				vcpu->id, (unsigned long long)lstar, (unsigned long long)k->sysret);
+			return;
+		}
+	}
+}
+
+/*
+ * The return sites to watch, those learned and the SYSCALL entry's SYSRET,
+ * into `out` if not NULL (room for KRUN_SITES_MAX): how many.
+ */
+static unsigned int krun_sites(const struct krun_state *k, uint64_t *out)
+{
+	unsigned int n = k->nr_site;
+	bool extra = k->sysret != 0;
+
+	for (unsigned int i = 0; i < k->nr_site; i++)
+		extra = extra && k->site[i] != k->sysret;
+	if (out && n + extra <= KRUN_SITES_MAX) {
+		memcpy(out, k->site, sizeof(k->site[0]) * n);
+		if (extra)
+			out[n] = k->sysret;
+	}
+	return n + extra;
 }
 
 /* NULL if the kernel may run unstepped, else why not (-vv traces it). */
@@ -95,7 +164,7 @@ static const char *krun_refusal(const struct vcpu *vcpu, const struct krun_state
 		return "kernel mode counted";
 	if (!(vpmu_counted_events_at(m, 3) & events))
 		return "user mode not counted";
-	if (k->nr_site > guest_debug_ret_room(vcpu))
+	if (krun_sites(k, NULL) > guest_debug_ret_room(vcpu))
 		return "no room for the return sites";
 	return NULL;
 }
@@ -140,6 +209,11 @@ bool krun_prepare(struct vcpu *vcpu, struct krun_state *k, uint32_t events, bool
 		return false;
 	}
 	why = sregs_cpl(s) == 0 ? krun_refusal(vcpu, k, events) : "at CPL3";
+	if (!why && !k->running) {
+		/* Once a run (not a step): KVM_GET_MSRS for IA32_LSTAR. */
+		krun_find_sysret(vcpu, k, s);
+		why = krun_refusal(vcpu, k, events);
+	}
 	if (log_verbosity > 1 && why != k->why) {
 		pr_debug("vCPU %d: kernel run: %s", vcpu->id, why ? why : "allowed");
 		k->why = why;
@@ -153,8 +227,7 @@ bool krun_prepare(struct vcpu *vcpu, struct krun_state *k, uint32_t events, bool
 			k->running = true;
 			k->runs++;
 			k->resume_rip = resume_rip;
-			memcpy(vcpu->dbg.ret_watch, k->site, sizeof(k->site[0]) * k->nr_site);
-			vcpu->dbg.nr_ret_watch = k->nr_site;
+			vcpu->dbg.nr_ret_watch = krun_sites(k, vcpu->dbg.ret_watch);
 		}
 		return true;
 	}

@@ -22,6 +22,8 @@ struct krun_state {
 	bool full;			/* more sites than KRUN_SITES_MAX: never run */
 	unsigned int nr_site;
 	uint64_t site[KRUN_SITES_MAX];	/* CPL0 instructions seen going to CPL3 */
+	uint64_t sysret;		/* the SYSCALL entry's SYSRET, found by decoding it */
+	uint64_t sysret_lstar;		/* the IA32_LSTAR it was looked for from */
 	uint64_t resume_rip;		/* where the user code entering the kernel goes on */
 	uint64_t trap_from, trap_to;	/* a missed return trapped: what ran in between */
 	const char *why;		/* the last reason not to run, for -vv */

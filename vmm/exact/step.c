@@ -118,6 +118,39 @@ static void exact_decode_next(struct vcpu *vcpu, const struct kvm_regs *r,
 	if ((x->insn.flags & INSN_IRET) && mode == INSN_MODE_64 &&
 	    guest_linear_read(&vcpu->vm->mem, &ps, r->rsp, x->iret_frame, sizeof(x->iret_frame)))
 		x->iret_frame[0] = 0;
+	if ((x->insn.flags & INSN_SYSRET) && mode == INSN_MODE_64 && x->cpl == 0) {
+		x->iret_frame[0] = r->rcx;
+		x->iret_frame[1] = 3;
+	}
+}
+
+/*
+ * SYSRET loads RFLAGS from R11, and whether a single-step trap follows it
+ * depends on the TF it loads (QEMU's SVM, rechecking TF after SYSCALL and
+ * SYSRET; hardware traps after the next instruction where an instruction
+ * sets TF, SDM vol. 3B 17.3.1.4). A kernel entered unstepped (no TF saved
+ * in R11: counting enabled inside it) returns with TF clear, and its user
+ * code would run unstepped. So R11 gets TF for that one step, and loses it
+ * again after: the user code sees the R11 it had.
+ */
+static void exact_sysret_tf(struct vcpu *vcpu, struct kvm_regs *r, bool set)
+{
+	struct exact_state *x = vcpu->pmu->exact;
+
+	if (set) {
+		if (!(x->insn.flags & INSN_SYSRET) || x->cpl != 0 ||
+		    !vcpu->vm->pmu->caps.user_step || (r->r11 & X86_RFLAGS_TF))
+			return;
+		r->r11 |= X86_RFLAGS_TF;
+		x->sysret_tf = true;
+		x->sysret_tf_set++;
+	} else {
+		if (!x->sysret_tf)
+			return;
+		r->r11 &= ~X86_RFLAGS_TF;
+		x->sysret_tf = false;
+	}
+	vcpu_state_changed(vcpu);
 }
 
 static int exact_set_stepping(struct vcpu *vcpu, bool on)
@@ -285,8 +318,10 @@ static __attribute__((noinline)) void exact_prepare_step(struct vcpu *vcpu)
 	if (!x->stepping || bench_raw_step(vcpu) || vcpu_state(vcpu, &r, &s))
 		return;
 	/* Still inside the same instruction (MSR, I/O, MMIO exit, signal). */
-	if (x->pending && r->rip == x->rip && s->cs.selector == x->cs)
+	if (x->pending && r->rip == x->rip && s->cs.selector == x->cs) {
+		exact_sysret_tf(vcpu, r, true);
 		return;
+	}
 	if (sregs_cpl(s) == 3 && !vcpu->vm->pmu->caps.user_step) {
 		x->pending = false;
 		return;
@@ -296,6 +331,8 @@ static __attribute__((noinline)) void exact_prepare_step(struct vcpu *vcpu)
 		 exact_emulate_hlt(vcpu, r);
 	if (halted)
 		exact_decode_next(vcpu, r, s);
+	if (x->pending)
+		exact_sysret_tf(vcpu, r, true);
 	/* An interrupt that ends a HLT is taken right after it. */
 	follow_prepare(vcpu, &x->follow, r, s, x->pending ? &x->insn : NULL, halted);
 	/*
@@ -759,6 +796,11 @@ static void exact_before_run(struct vcpu *vcpu)
 
 static void exact_after_run(struct vcpu *vcpu)
 {
+	struct kvm_sregs *s;
+	struct kvm_regs *r;
+
+	if (vcpu->pmu->exact->sysret_tf && !vcpu_state(vcpu, &r, &s))
+		exact_sysret_tf(vcpu, r, false);
 	if (!vcpu->pmu->exact->stepping)
 		return;
 	if (is_step_exit(vcpu))

@@ -16,6 +16,7 @@
 #define X86_RFLAGS_TF		(1ULL << 8)
 #define X86_CPUID_1_ECX_HYPERVISOR	(1u << 31)	/* SDM vol. 2A CPUID: reserved, 1 under hypervisors */
 #define X86_DR6_BS		(1ULL << 14)	/* SDM vol. 3B 18.2.3: single step */
+#define MSR_LSTAR		0xc0000082	/* SYSCALL's 64-bit target (SDM vol. 2B SYSCALL) */
 
 /* CS.DPL in protected mode, else 0. */
 static inline unsigned int sregs_cpl(const struct kvm_sregs *s)
