@@ -137,6 +137,7 @@ static json_object *report_config(const struct pmuvm_config *cfg, const struct v
 	json_object_object_add(h, "kernel_mode_emulated",
 			       json_object_new_boolean(vm->kernel_mode_emulated));
 	json_object_object_add(h, "kernel_mode_slowdown", u64_obj(vm->kernel_mode_slowdown));
+	json_object_object_add(h, "exit_cost_ns", u64_obj(vm->exit_cost_ns));
 	json_object_object_add(c, "host", h);
 	return c;
 }
@@ -171,6 +172,7 @@ static json_object *report_vcpu_pmu(const struct vcpu *vcpu)
 	json_object_object_add(o, "pmis_nmi", u64_obj(vp->pmis_nmi));
 	json_object_object_add(o, "pmis_dropped_masked", u64_obj(vp->pmis_masked));
 	json_object_object_add(o, "guest_cpu_ns", u64_obj(clk->guest_ns));
+	json_object_object_add(o, "exit_cpu_ns_not_counted", u64_obj(clk->exit_ns));
 	json_object_object_add(o, "rdpmc_emulated", u64_obj(vp->rdpmc.emulated));
 	json_object_object_add(o, "gp_passed_on", u64_obj(vp->rdpmc.passed_on));
 	json_object_object_add(o, "rdpmc_watch", report_rdpmc_watch(vcpu));

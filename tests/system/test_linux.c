@@ -223,6 +223,8 @@ static const char *perf_line(const struct pmuvm_result *r, const char *prefix, c
  */
 #define LOOP_INSTRUCTIONS	"20004"
 #define LOOP_BRANCHES		"10001"
+/* tests/linux/selfread.S, LOOP_N 10000: 2N + 7, read while counting. */
+#define SELFREAD_INSTRUCTIONS	"20007"
 
 START_TEST(test_linux_perf)
 {
@@ -236,6 +238,8 @@ START_TEST(test_linux_perf)
 		return;
 	ck_assert_str_eq(perf_line(&r, "pmuvm-linux: perf stat user: ", v, sizeof(v)),
 			 "status 0 instructions:u=" LOOP_INSTRUCTIONS " branches:u=" LOOP_BRANCHES);
+	ck_assert_str_eq(perf_line(&r, "pmuvm-linux: self read: ", v, sizeof(v)),
+			 "instructions=" SELFREAD_INSTRUCTIONS);
 	ck_assert_str_eq(perf_line(&r, "pmuvm-linux: perf stat all: ", v, sizeof(v)),
 			 "status 0 not supported 0");
 	if (intel) {
@@ -294,6 +298,8 @@ START_TEST(test_linux_perf_under_qemu_kvm)
 			 "status 0 instructions:u=<not supported> branches:u=<not supported>");
 	ck_assert_str_eq(perf_line(&r, "pmuvm-linux: perf stat all: ", v, sizeof(v)),
 			 "status 0 not supported 3");
+	/* No PMU takes a hardware event: perf_event_open() fails with ENOENT. */
+	ck_assert_str_eq(perf_line(&r, "pmuvm-linux: self read: ", v, sizeof(v)), "error=2");
 	perf_line(&r, "pmuvm-linux: perf record instructions: ", v, sizeof(v));
 	ck_assert_msg(strncmp(v, "status 0 ", 9), "perf record -e instructions:u: %s", v);
 	ck_assert_msg(r.status == 0, "QEMU status %d\n%s", r.status, tail(r.err, 2000));

@@ -18,6 +18,7 @@ struct clock_state {
 	void *timer;			/* timer_t */
 	bool timing;			/* a cycle event counts: this KVM_RUN is timed */
 	uint64_t guest_ns;		/* CPU time in KVM_RUN while cycles counted (report) */
+	uint64_t exit_ns;		/* ...of it, exits' own cost, not counted (report) */
 };
 
 extern const struct pmu_source_ops clock_source;

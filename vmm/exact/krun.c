@@ -44,7 +44,6 @@
 #include <string.h>
 
 #include "exact/decode.h"
-
 #include "exact/krun.h"
 #include "log.h"
 #include "machine/vm.h"

@@ -7,6 +7,7 @@
 #define PMUVM_KVM_PROBE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Does KVM_GUESTDBG_SINGLESTEP step CPL3 code? */
 int kvm_probe_user_step(int kvm_fd, bool *can_step);
@@ -19,6 +20,8 @@ int kvm_probe_handler_step(int kvm_fd, bool *steps_into);
  * *slowdown: how many times longer the same loop took at CPL0 than at CPL3.
  */
 int kvm_probe_kernel_speed(int kvm_fd, bool *emulated, unsigned int *slowdown);
+/* The vCPU thread's CPU time inside KVM_RUN for one exit to userspace, in ns. */
+int kvm_probe_exit_cost(int kvm_fd, uint64_t *ns);
 /* Do execution breakpoints (KVM_GUESTDBG_USE_HW_BP) fire? */
 int kvm_probe_hw_breakpoint(int kvm_fd, bool *fires);
 

@@ -123,6 +123,11 @@ int vm_create(struct vm *vm, const struct pmuvm_config *cfg, const struct board 
 	if (r)
 		return r;
 	vm_probe_kernel_speed(vm);
+	if (kvm_probe_exit_cost(vm->kvm_fd, &vm->exit_cost_ns))
+		pr_info("exit-cost probe failed: cycles include pmuvm's exits");
+	else
+		pr_info("an exit to pmuvm costs %llu ns of vCPU time inside KVM_RUN: not counted as cycles",
+			(unsigned long long)vm->exit_cost_ns);
 
 	vm->vm_fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
 	if (vm->vm_fd < 0) {

@@ -57,6 +57,7 @@ struct vm {
 	uint64_t tsc_khz;		/* KVM_GET_TSC_KHZ of the first vCPU */
 	bool kernel_mode_emulated;	/* KVM emulates guest CPL0 (kvm/probe.h) */
 	unsigned int kernel_mode_slowdown;	/* CPL0 time / CPL3 time of one loop */
+	uint64_t exit_cost_ns;		/* CPU time of one exit to userspace (kvm/probe.h) */
 
 	struct vcpu *vcpus;
 	unsigned int nr_vcpus;
