@@ -287,6 +287,7 @@ LINUX_TIME = re.compile(r"^pmuvm-linux: time (\S+) ([0-9.]+)\s*$")
 # tests/linux/init's steps after "up", each timed from the step before it;
 # the checks' costs beside their programs run alone (pmuvm_bench=1).
 LINUX_CHECKS = (("stat-user", "perf stat -e instructions:u,branches:u loop", "loop-alone"),
+                ("self-read", "selfread: read() of its own running counter", "selfread-alone"),
                 ("stat-all", "perf stat -e cycles,instructions,branches loop", "loop-alone"),
                 ("stat-fixed", "perf stat fixed counter 0 + ref-cycles, loop", "loop-alone"),
                 ("record-cycles", "perf record -e cycles -F 1000 hot", "hot-alone"),

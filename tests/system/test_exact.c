@@ -250,24 +250,43 @@ static void expect_counts(const char *out, const char *what)
 		      usr, br, want_usr, want_br);
 }
 
-START_TEST(test_exact_kernel_run)
+/*
+ * Runs exact_kernel_run with `append` on its command line (NULL: none) and
+ * loads its report; NULL, after printing SKIP, where CPL3 is not steppable
+ * or breakpoints do not fire.
+ */
+static json_object *kernel_run_boot(struct pmuvm_result *r, const char *test, const char *append)
 {
 	const char *rep = tmp_path("kernel_run.json");
+	json_object *root;
+
+	if (!user_mode_steppable(test))
+		return NULL;
+	if (append)
+		pmuvm_run(r, "--report", rep, "--timeout", "120", "--append", append,
+			  guest_path("exact_kernel_run"));
+	else
+		pmuvm_run(r, "--report", rep, "--timeout", "120", guest_path("exact_kernel_run"));
+	expect_guest_pass(r, "exact_kernel_run");
+	root = report_load(rep);
+	if (!json_u64(root, "config.pmu.hw_breakpoints_fire")) {
+		printf("SKIP: %s: execution breakpoints do not fire on this host\n", test);
+		json_object_put(root);
+		pmuvm_result_free(r);
+		return NULL;
+	}
+	return root;
+}
+
+START_TEST(test_exact_kernel_run)
+{
 	struct pmuvm_result r;
 	json_object *root;
 
 	REQUIRE_KVM();
-	if (!user_mode_steppable(__func__))
+	root = kernel_run_boot(&r, __func__, NULL);
+	if (!root)
 		return;
-	pmuvm_run(&r, "--report", rep, "--timeout", "120", guest_path("exact_kernel_run"));
-	expect_guest_pass(&r, "exact_kernel_run");
-	root = report_load(rep);
-	if (!json_u64(root, "config.pmu.hw_breakpoints_fire")) {
-		printf("SKIP: %s: execution breakpoints do not fire on this host\n", __func__);
-		json_object_put(root);
-		pmuvm_result_free(&r);
-		return;
-	}
 	expect_counts(r.out, "syscalls");
 	expect_counts(r.out, "timer");
 	ck_assert_msg(strstr(r.out, "irqs=1 from_user=1"), "%s", r.out);
@@ -304,25 +323,15 @@ END_TEST
  */
 START_TEST(test_exact_kernel_run_enabled_inside)
 {
-	const char *rep = tmp_path("kernel_run_enabled.json");
 	struct pmuvm_result r;
 	unsigned long long sysret = 0;
 	json_object *root;
 	const char *p;
 
 	REQUIRE_KVM();
-	if (!user_mode_steppable(__func__))
+	root = kernel_run_boot(&r, __func__, "enabled");
+	if (!root)
 		return;
-	pmuvm_run(&r, "--report", rep, "--timeout", "120", "--append", "enabled",
-		  guest_path("exact_kernel_run"));
-	expect_guest_pass(&r, "exact_kernel_run");
-	root = report_load(rep);
-	if (!json_u64(root, "config.pmu.hw_breakpoints_fire")) {
-		printf("SKIP: %s: execution breakpoints do not fire on this host\n", __func__);
-		json_object_put(root);
-		pmuvm_result_free(&r);
-		return;
-	}
 	expect_counts(r.out, "enabled");
 	p = strstr(r.out, "exact_kernel_run: sysret at ");
 	ck_assert_msg(p && sscanf(p, "exact_kernel_run: sysret at %llx", &sysret) == 1, "%s", r.out);

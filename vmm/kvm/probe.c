@@ -312,11 +312,11 @@ int kvm_probe_handler_step(int kvm_fd, bool *steps_into)
 /* CPL0 this many times slower than CPL3 is emulation, not noise. */
 #define PROBE_EMULATED_RATIO	20
 
-static uint64_t probe_now_ns(void)
+static uint64_t probe_clock_ns(clockid_t clock)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(clock, &t);
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
@@ -329,10 +329,10 @@ static uint64_t probe_loop_once(struct probe *p)
 
 	if (ioctl(p->vcpu, KVM_SET_REGS, &regs) < 0)
 		return 0;
-	t0 = probe_now_ns();
+	t0 = probe_clock_ns(CLOCK_MONOTONIC);
 	if (ioctl(p->vcpu, KVM_RUN, 0) < 0 || p->run->exit_reason != KVM_EXIT_IO)
 		return 0;
-	return probe_now_ns() - t0 + 1;
+	return probe_clock_ns(CLOCK_MONOTONIC) - t0 + 1;
 }
 
 static int probe_loop_best(int kvm_fd, bool kernel, uint64_t *best_ns)
@@ -362,14 +362,6 @@ static int probe_loop_best(int kvm_fd, bool kernel, uint64_t *best_ns)
 #define PROBE_EXIT_BATCH	32
 #define PROBE_EXIT_BATCHES	4
 
-static uint64_t probe_thread_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 int kvm_probe_exit_cost(int kvm_fd, uint64_t *ns)
 {
 	static const uint8_t code[] = {
@@ -381,12 +373,12 @@ int kvm_probe_exit_cost(int kvm_fd, uint64_t *ns)
 
 	*ns = UINT64_MAX;
 	for (unsigned int b = 0; !r && b < PROBE_EXIT_BATCHES; b++) {
-		uint64_t t0 = probe_thread_ns(), mean;
+		uint64_t t0 = probe_clock_ns(CLOCK_THREAD_CPUTIME_ID), mean;
 
 		for (unsigned int i = 0; !r && i < PROBE_EXIT_BATCH; i++)
 			if (ioctl(p.vcpu, KVM_RUN, 0) < 0 || p.run->exit_reason != KVM_EXIT_IO)
 				r = -EIO;
-		mean = (probe_thread_ns() - t0) / PROBE_EXIT_BATCH;
+		mean = (probe_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / PROBE_EXIT_BATCH;
 		if (!r && mean < *ns)
 			*ns = mean;
 	}
