@@ -138,6 +138,7 @@ static json_object *report_config(const struct pmuvm_config *cfg, const struct v
 			       json_object_new_boolean(vm->kernel_mode_emulated));
 	json_object_object_add(h, "kernel_mode_slowdown", u64_obj(vm->kernel_mode_slowdown));
 	json_object_object_add(h, "exit_cost_ns", u64_obj(vm->exit_cost_ns));
+	json_object_object_add(h, "kernel_exit_cost_ns", u64_obj(vm->kernel_exit_cost_ns));
 	json_object_object_add(c, "host", h);
 	return c;
 }

@@ -46,7 +46,7 @@ static const struct decode_case decode_cases[] = {
 	{ "int3", INSN_MODE_64, { 0xcc }, 1, B | INSN_FAR, 0 },
 	{ "syscall", INSN_MODE_64, { 0x0f, 0x05 }, 2,
 	  B | INSN_FAR | INSN_LOADS_RFLAGS | INSN_SAVES_RFLAGS, 0 },
-	{ "sysretq", INSN_MODE_64, { 0x48, 0x0f, 0x07 }, 3, B | INSN_FAR | INSN_LOADS_RFLAGS, 0 },
+	{ "sysretq", INSN_MODE_64, { 0x48, 0x0f, 0x07 }, 3, B | INSN_FAR | INSN_LOADS_RFLAGS | INSN_SYSRET, 0 },
 	{ "popfq", INSN_MODE_64, { 0x9d }, 1, INSN_LOADS_RFLAGS, 0 },
 	{ "popfd", INSN_MODE_32, { 0x9d }, 1, INSN_LOADS_RFLAGS, 0 },
 	{ "pushfq", INSN_MODE_64, { 0x9c }, 1, INSN_SAVES_RFLAGS, 0 },

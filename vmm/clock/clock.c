@@ -5,10 +5,11 @@
  * in the kernel and accrues no CPU time, so it does not count, as CPU_CLK_
  * UNHALTED does not count in HLT (SDM table 18-1).
  *
- * Each exit's own cost, the CPU time a KVM_RUN round trip to userspace
- * takes with the guest doing nothing (measured at start-up, kvm/probe.c),
- * is taken off each KVM_RUN: it is the host's time, which a hardware vPMU
- * does not count for the guest either. In the lab (nested SVM under QEMU
+ * The exits' own cost is taken off each KVM_RUN: the CPU time a round trip
+ * to userspace takes with the guest doing nothing, and that of each exit
+ * KVM handled itself during the run (both measured at start-up,
+ * kvm/probe.c; how many, from KVM's "exits" statistic). It is the host's
+ * time, which a hardware vPMU does not count for the guest either. In the lab (nested SVM under QEMU
  * TCG) that is hundreds of microseconds an exit, and a PMI handler's MSR
  * accesses, charged in full, were the top of a cycles profile.
  *
@@ -176,6 +177,8 @@ static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
 	if (ref != UINT64_MAX)
 		ns = min_u64(ns, cycles_to_ns(ref, c->ref_khz, c->ref_rem));
 	c->run_start_ns = thread_cpu_ns();
+	if (kvm_stat_read(&c->exits, &c->run_start_exits))
+		c->run_start_exits = UINT64_MAX;
 	/*
 	 * The CPL sample is due every CLOCK_CPL_SAMPLE_NS of CPU time whatever
 	 * other exits happen in between: those may all be at CPL0 (a guest
@@ -193,6 +196,21 @@ static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
 		clock_arm(c, ns);
 }
 
+/*
+ * What the exits of the KVM_RUN just ended cost: the one to pmuvm, and
+ * those KVM handled itself on the way (its "exits" statistic counts both).
+ */
+static uint64_t clock_exits_ns(struct vcpu *vcpu)
+{
+	const struct clock_state *c = vcpu->pmu->clock;
+	uint64_t exits, ns = vcpu->vm->exit_cost_ns;
+
+	if (c->run_start_exits != UINT64_MAX && !kvm_stat_read(&c->exits, &exits) &&
+	    exits > c->run_start_exits)
+		ns += (exits - c->run_start_exits - 1) * vcpu->vm->kernel_exit_cost_ns;
+	return ns;
+}
+
 static __attribute__((noinline)) void clock_account(struct vcpu *vcpu)
 {
 	struct clock_state *c = vcpu->pmu->clock;
@@ -203,8 +221,8 @@ static __attribute__((noinline)) void clock_account(struct vcpu *vcpu)
 		return;
 	now = thread_cpu_ns();
 	ns = now - c->run_start_ns;
-	/* The exit's own cost (kvm/probe.c) is the host's time, not the guest's. */
-	exit_ns = min_u64(ns, vcpu->vm->exit_cost_ns);
+	/* The exits' own cost (kvm/probe.c) is the host's time, not the guest's. */
+	exit_ns = min_u64(ns, clock_exits_ns(vcpu));
 	ns -= exit_ns;
 	c->exit_ns += exit_ns;
 	c->guest_ns += ns;
@@ -257,12 +275,16 @@ static int clock_vcpu_init(struct vcpu *vcpu)
 	}
 	c->ref_khz = vcpu->vm->tsc_khz;
 	c->core_khz = cfg->cpu_khz ? cfg->cpu_khz : vcpu->vm->tsc_khz;
+	if (kvm_stat_open(vcpu->fd, "exits", &c->exits))
+		pr_debug("vCPU %d: no \"exits\" statistic: KVM's own exits count as cycles",
+			 vcpu->id);
 	vcpu->pmu->clock = c;
 	return 0;
 }
 
 static void clock_vcpu_exit(struct vcpu *vcpu)
 {
+	kvm_stat_close(&vcpu->pmu->clock->exits);
 	free(vcpu->pmu->clock);
 	vcpu->pmu->clock = NULL;
 }

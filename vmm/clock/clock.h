@@ -5,6 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kvm/stats.h"
+
 struct vcpu_feature;
 struct pmu_source_ops;
 
@@ -19,6 +21,8 @@ struct clock_state {
 	bool timing;			/* a cycle event counts: this KVM_RUN is timed */
 	uint64_t guest_ns;		/* CPU time in KVM_RUN while cycles counted (report) */
 	uint64_t exit_ns;		/* ...of it, exits' own cost, not counted (report) */
+	struct kvm_stat exits;		/* the vCPU's "exits" statistic, if KVM has it */
+	uint64_t run_start_exits;	/* ...when KVM_RUN was entered */
 };
 
 extern const struct pmu_source_ops clock_source;

@@ -26,12 +26,14 @@
  *   three runs of each, so one preempted run does not decide.  Natively
  *   and under a software CPU alike the two take about as long; emulation
  *   makes CPL0 hundreds of times slower.
- * - What does an exit to userspace cost, in the vCPU thread's CPU time
- *   inside KVM_RUN (what the clock source charges as guest time)?  A loop
- *   of OUTs at CPL3, each a KVM_RUN: the best mean of a few batches.  On
- *   hardware about a microsecond; in the lab (nested SVM under QEMU TCG)
- *   hundreds, enough to make a PMI handler's MSR accesses the top of a
- *   cycles profile (clock/clock.c takes it off each run).
+ * - What does an exit cost, in the vCPU thread's CPU time inside KVM_RUN
+ *   (what the clock source would charge as guest time)?  One to userspace:
+ *   a loop of OUTs at CPL3, each a KVM_RUN, the best mean of a few
+ *   batches.  One KVM handles itself: the same with 32 CPUIDs before each
+ *   OUT, the difference over 32.  On hardware about a microsecond; nested
+ *   (the lab: SVM under QEMU TCG) tens to hundreds, enough to make a PMI
+ *   handler's MSR accesses the top of a cycles profile (clock/clock.c takes
+ *   them off each run).
  * - Do execution breakpoints set with KVM_GUESTDBG_USE_HW_BP fire?  On
  *   VMX/SVM hardware they do; the lab's nested guests (QEMU TCG's SVM) run
  *   past them.  Two NOPs and an OUT at CPL0, DR1 on the second NOP: a debug
@@ -361,15 +363,14 @@ static int probe_loop_best(int kvm_fd, bool kernel, uint64_t *best_ns)
 /* Exits a batch of the exit-cost probe makes, and batches. */
 #define PROBE_EXIT_BATCH	32
 #define PROBE_EXIT_BATCHES	4
+/* CPUIDs (each an exit KVM handles itself) before each OUT of the second loop. */
+#define PROBE_CPUID_N		32
 
-int kvm_probe_exit_cost(int kvm_fd, uint64_t *ns)
+/* The best mean CPU time of one KVM_RUN of `code`, which ends in an OUT each time. */
+static int probe_run_cost(int kvm_fd, const uint8_t *code, size_t len, uint64_t *ns)
 {
-	static const uint8_t code[] = {
-		0xe6, 0x80,		/* out 0x80, al */
-		0xeb, 0xfc,		/* jmp .-4 */
-	};
 	struct probe p = { .vm = -1, .vcpu = -1 };
-	int r = probe_create(kvm_fd, &p, code, sizeof(code), false, false);
+	int r = probe_create(kvm_fd, &p, code, len, false, false);
 
 	*ns = UINT64_MAX;
 	for (unsigned int b = 0; !r && b < PROBE_EXIT_BATCHES; b++) {
@@ -383,9 +384,38 @@ int kvm_probe_exit_cost(int kvm_fd, uint64_t *ns)
 			*ns = mean;
 	}
 	probe_destroy(&p);
-	if (r)
-		*ns = 0;
 	return r;
+}
+
+int kvm_probe_exit_cost(int kvm_fd, uint64_t *user_ns, uint64_t *kernel_ns)
+{
+	static const uint8_t out_loop[] = {
+		0xe6, 0x80,		/* out 0x80, al */
+		0xeb, 0xfc,		/* jmp .-4 */
+	};
+	uint8_t cpuid_loop[2 * PROBE_CPUID_N + 4];
+	uint64_t with_cpuid;
+	int r;
+
+	*user_ns = *kernel_ns = 0;
+	for (unsigned int i = 0; i < PROBE_CPUID_N; i++) {
+		cpuid_loop[2 * i] = 0x0f;	/* cpuid */
+		cpuid_loop[2 * i + 1] = 0xa2;
+	}
+	cpuid_loop[2 * PROBE_CPUID_N] = 0xe6;	/* out 0x80, al */
+	cpuid_loop[2 * PROBE_CPUID_N + 1] = 0x80;
+	cpuid_loop[2 * PROBE_CPUID_N + 2] = 0xeb;	/* jmp to the first cpuid */
+	cpuid_loop[2 * PROBE_CPUID_N + 3] = (uint8_t)-(int)sizeof(cpuid_loop);
+	r = probe_run_cost(kvm_fd, out_loop, sizeof(out_loop), user_ns);
+	if (!r)
+		r = probe_run_cost(kvm_fd, cpuid_loop, sizeof(cpuid_loop), &with_cpuid);
+	if (r) {
+		*user_ns = 0;
+		return r;
+	}
+	if (with_cpuid > *user_ns)
+		*kernel_ns = (with_cpuid - *user_ns) / PROBE_CPUID_N;
+	return 0;
 }
 
 int kvm_probe_kernel_speed(int kvm_fd, bool *emulated, unsigned int *slowdown)

@@ -20,8 +20,11 @@ int kvm_probe_handler_step(int kvm_fd, bool *steps_into);
  * *slowdown: how many times longer the same loop took at CPL0 than at CPL3.
  */
 int kvm_probe_kernel_speed(int kvm_fd, bool *emulated, unsigned int *slowdown);
-/* The vCPU thread's CPU time inside KVM_RUN for one exit to userspace, in ns. */
-int kvm_probe_exit_cost(int kvm_fd, uint64_t *ns);
+/*
+ * The vCPU thread's CPU time inside KVM_RUN for one exit to userspace, and
+ * for one exit KVM handles itself (a CPUID), in ns.
+ */
+int kvm_probe_exit_cost(int kvm_fd, uint64_t *user_ns, uint64_t *kernel_ns);
 /* Do execution breakpoints (KVM_GUESTDBG_USE_HW_BP) fire? */
 int kvm_probe_hw_breakpoint(int kvm_fd, bool *fires);
 

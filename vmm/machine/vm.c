@@ -123,11 +123,12 @@ int vm_create(struct vm *vm, const struct pmuvm_config *cfg, const struct board 
 	if (r)
 		return r;
 	vm_probe_kernel_speed(vm);
-	if (kvm_probe_exit_cost(vm->kvm_fd, &vm->exit_cost_ns))
-		pr_info("exit-cost probe failed: cycles include pmuvm's exits");
+	if (kvm_probe_exit_cost(vm->kvm_fd, &vm->exit_cost_ns, &vm->kernel_exit_cost_ns))
+		pr_info("exit-cost probe failed: cycles include the host's exits");
 	else
-		pr_info("an exit to pmuvm costs %llu ns of vCPU time inside KVM_RUN: not counted as cycles",
-			(unsigned long long)vm->exit_cost_ns);
+		pr_info("an exit costs %llu ns of vCPU time inside KVM_RUN to pmuvm, %llu ns handled by KVM: not counted as cycles",
+			(unsigned long long)vm->exit_cost_ns,
+			(unsigned long long)vm->kernel_exit_cost_ns);
 
 	vm->vm_fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
 	if (vm->vm_fd < 0) {

@@ -58,6 +58,7 @@ struct vm {
 	bool kernel_mode_emulated;	/* KVM emulates guest CPL0 (kvm/probe.h) */
 	unsigned int kernel_mode_slowdown;	/* CPL0 time / CPL3 time of one loop */
 	uint64_t exit_cost_ns;		/* CPU time of one exit to userspace (kvm/probe.h) */
+	uint64_t kernel_exit_cost_ns;	/* ...of one exit KVM handles itself */
 
 	struct vcpu *vcpus;
 	unsigned int nr_vcpus;
