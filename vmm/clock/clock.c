@@ -9,12 +9,12 @@
  * to userspace takes with the guest doing nothing, and that of each exit
  * KVM handled itself during the run (both measured at start-up,
  * kvm/probe.c; how many, from KVM's "exits" statistic). It is the host's
- * time, which a hardware vPMU does not count for the guest either. In the lab (nested SVM under QEMU
- * TCG) that is hundreds of microseconds an exit, and a PMI handler's MSR
- * accesses, charged in full, were the top of a cycles profile.
+ * time, which a hardware vPMU does not count for the guest either. Nested
+ * (the lab: SVM under QEMU TCG) an exit costs tens of microseconds, and a
+ * PMI handler's MSR accesses, charged in full, topped cycles profiles.
  *
- * Precision: KVM's exits handled inside KVM_RUN count as guest time (a
- * few microseconds per exit), and each interval between two exits is
+ * Precision: the probed costs are best cases, and what an exit costs
+ * beyond them still counts as guest time; each interval between two exits is
  * attributed entirely to the CPL seen at the exit that ends it, so OS/USR
  * filtering is exact only for intervals that do not change privilege level.
  * Guest interrupts and exceptions switch CPL without an exit, so while a
