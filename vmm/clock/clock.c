@@ -59,6 +59,9 @@
  */
 #define CLOCK_CPL_SAMPLE_NS	4000000ULL
 
+/* What a run that entered the guest counts at least (clock_exits_ns()). */
+#define CLOCK_MIN_RUN_NS	1ULL
+
 #define CLOCK_EVENTS	((1u << PMU_EV_CORE_CYCLES) | (1u << PMU_EV_REF_CYCLES))
 
 static uint64_t thread_cpu_ns(void)
@@ -163,6 +166,7 @@ static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
 	 * timer, so exits cost the stepping and MSR paths nothing here.
 	 */
 	c->timing = vpmu_counted_events(&vcpu->pmu->model) & CLOCK_EVENTS;
+	vcpu->time_run = c->timing;
 	if (!c->timing) {
 		c->cpl_sample_due = 0;
 		if (c->timer_armed)
@@ -176,6 +180,9 @@ static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
 		ns = cycles_to_ns(core, c->core_khz, c->core_rem);
 	if (ref != UINT64_MAX)
 		ns = min_u64(ns, cycles_to_ns(ref, c->ref_khz, c->ref_rem));
+	/* The run's exit to pmuvm will not count: the overflow is that much later. */
+	if (ns != UINT64_MAX)
+		ns += vcpu->vm->exit_cost_ns;
 	c->run_start_ns = thread_cpu_ns();
 	if (kvm_stat_read(&c->exits, &c->run_start_exits))
 		c->run_start_exits = UINT64_MAX;
@@ -197,18 +204,22 @@ static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
 }
 
 /*
- * What the exits of the KVM_RUN just ended cost: the one to pmuvm, and
- * those KVM handled itself on the way (its "exits" statistic counts both).
+ * Of `ns`, the CPU time of the KVM_RUN just ended, what its exits cost:
+ * the one to pmuvm, and those KVM handled itself on the way (its "exits"
+ * statistic counts both, where KVM keeps it).
+ * The probed costs are best-case means, and a run ran at least one guest
+ * instruction: it keeps at least CLOCK_MIN_RUN_NS (a counter preset to -1
+ * overflows, as on hardware, however short the run).
  */
-static uint64_t clock_exits_ns(struct vcpu *vcpu)
+static uint64_t clock_exits_ns(struct vcpu *vcpu, uint64_t ns)
 {
 	const struct clock_state *c = vcpu->pmu->clock;
-	uint64_t exits, ns = vcpu->vm->exit_cost_ns;
+	uint64_t exits, cost = vcpu->vm->exit_cost_ns;
 
 	if (c->run_start_exits != UINT64_MAX && !kvm_stat_read(&c->exits, &exits) &&
 	    exits > c->run_start_exits)
-		ns += (exits - c->run_start_exits - 1) * vcpu->vm->kernel_exit_cost_ns;
-	return ns;
+		cost += (exits - c->run_start_exits - 1) * vcpu->vm->kernel_exit_cost_ns;
+	return ns > CLOCK_MIN_RUN_NS ? min_u64(ns - CLOCK_MIN_RUN_NS, cost) : 0;
 }
 
 static __attribute__((noinline)) void clock_account(struct vcpu *vcpu)
@@ -220,9 +231,9 @@ static __attribute__((noinline)) void clock_account(struct vcpu *vcpu)
 	if (!c->timing)
 		return;
 	now = thread_cpu_ns();
-	ns = now - c->run_start_ns;
+	ns = vcpu->run_cpu_ns;
 	/* The exits' own cost (kvm/probe.c) is the host's time, not the guest's. */
-	exit_ns = min_u64(ns, clock_exits_ns(vcpu));
+	exit_ns = clock_exits_ns(vcpu, ns);
 	ns -= exit_ns;
 	c->exit_ns += exit_ns;
 	c->guest_ns += ns;

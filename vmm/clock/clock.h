@@ -13,7 +13,7 @@ struct pmu_source_ops;
 /* Per-vCPU state (vcpu->pmu->clock). */
 struct clock_state {
 	uint64_t core_khz, ref_khz;
-	uint64_t run_start_ns;		/* thread CPU time when KVM_RUN was entered */
+	uint64_t run_start_ns;		/* thread CPU time the run was scheduled at */
 	uint64_t cpl_sample_due;	/* thread CPU time of the next CPL sample */
 	uint64_t core_rem, ref_rem;	/* sub-cycle remainders (ns x kHz units) */
 	bool timer_created, timer_armed;

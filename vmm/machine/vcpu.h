@@ -61,6 +61,8 @@ struct vcpu {
 	unsigned int nr_msr;
 
 	int run_result;			/* the last KVM_RUN's return value */
+	bool time_run;			/* time the next KVM_RUN in thread CPU time (clock.c) */
+	uint64_t run_cpu_ns;		/* ...its CPU time, the ioctl alone */
 	bool sync_sregs;		/* kvm_run carries sregs after every exit */
 	struct kvm_regs regs_copy;	/* vcpu_state() without sync regs */
 	struct kvm_sregs sregs_copy;
