@@ -105,6 +105,15 @@ void pmi_deliver(struct vcpu *vcpu)
 	}
 	vcpu->pmu->pmis_delivered++;
 	vcpu->pmu->pmi_nmi = (lvtpc & APIC_LVT_DM) == APIC_LVT_DM_NMI;
+	if (log_verbosity > 1) {
+		struct kvm_sregs *s;
+		struct kvm_regs *regs;
+
+		if (!vcpu_state(vcpu, &regs, &s))
+			pr_debug("vCPU %d: PMI%s at exit %u (KVM_RUN %d), RIP %llx CPL %u", vcpu->id,
+				 vcpu->pmu->pmi_nmi ? " (NMI)" : "", vcpu->run->exit_reason,
+				 vcpu->run_result, (unsigned long long)regs->rip, sregs_cpl(s));
+	}
 	for_each_pmu_source(vcpu, i)
 		if (pmu_sources[i]->pmi_delivered)
 			pmu_sources[i]->pmi_delivered(vcpu);
