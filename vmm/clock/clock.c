@@ -1,7 +1,9 @@
 /*
  * The clock source: unhalted core cycles (0x3C/0x00, fixed counter 1) and
  * reference cycles (0x3C/0x01, fixed counter 2 at the TSC rate) derived from
- * the CPU time the vCPU thread spends inside KVM_RUN.  A halted vCPU sleeps
+ * the CPU time the vCPU thread spends inside KVM_RUN (timed around the
+ * ioctl alone, machine/run.c: pmuvm's own work between runs is not the
+ * guest's).  A halted vCPU sleeps
  * in the kernel and accrues no CPU time, so it does not count, as CPU_CLK_
  * UNHALTED does not count in HLT (SDM table 18-1).
  *
