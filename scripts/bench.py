@@ -290,6 +290,8 @@ LINUX_CHECKS = (("stat-user", "perf stat -e instructions:u,branches:u loop", "lo
                 ("self-read", "selfread: read() of its own running counter", "selfread-alone"),
                 ("stat-all", "perf stat -e cycles,instructions,branches loop", "loop-alone"),
                 ("stat-fixed", "perf stat fixed counter 0 + ref-cycles, loop", "loop-alone"),
+                ("record-warmup", "perf record -e cycles -F 1000 hot, the boot's first",
+                 "hot-alone"),
                 ("record-cycles", "perf record -e cycles -F 1000 hot", "hot-alone"),
                 ("record-instructions", "perf record -e instructions:u -c 10000 hot 20000",
                  "hot-20000-alone"))

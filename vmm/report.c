@@ -174,6 +174,8 @@ static json_object *report_vcpu_pmu(const struct vcpu *vcpu)
 	json_object_object_add(o, "pmis_dropped_masked", u64_obj(vp->pmis_masked));
 	json_object_object_add(o, "guest_cpu_ns", u64_obj(clk->guest_ns));
 	json_object_object_add(o, "exit_cpu_ns_not_counted", u64_obj(clk->exit_ns));
+	json_object_object_add(o, "cpl_samples", u64_obj(clk->cpl_kicks));
+	json_object_object_add(o, "cpl_held_runs", u64_obj(clk->cpl_held_runs));
 	json_object_object_add(o, "rdpmc_emulated", u64_obj(vp->rdpmc.emulated));
 	json_object_object_add(o, "gp_passed_on", u64_obj(vp->rdpmc.passed_on));
 	json_object_object_add(o, "rdpmc_watch", report_rdpmc_watch(vcpu));

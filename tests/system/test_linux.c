@@ -273,6 +273,7 @@ START_TEST(test_linux_perf_under_qemu_kvm)
 {
 	struct pmuvm_result r;
 	char initrd[512], kernel[4096], v[512];
+	int attempt;
 
 	REQUIRE_KVM();
 	if (!have_program("qemu-system-x86_64")) {
@@ -281,11 +282,25 @@ START_TEST(test_linux_perf_under_qemu_kvm)
 	}
 	if (!linux_image(&r, true, initrd, sizeof(initrd), kernel, sizeof(kernel)))
 		return;
-	cmd_run(&r, NULL, 600,
-		(const char *const[]){ "qemu-configs/qemu-run", "--timeout", "500", "--mem", "512M",
-				       "--initrd", initrd, "--append",
-				       LINUX_APPEND "poweroff loglevel=4", kernel, NULL });
-	drop_cr(r.out);
+	/*
+	 * The boot takes about 15 s in the lab. Its nested SVM now and then
+	 * hangs a loaded Linux boot early, QEMU/KVM's as well as pmuvm's
+	 * (README, "The lab"): there, a boot that timed out before user space
+	 * is QEMU's, not what this test checks, and is tried again.
+	 */
+	for (attempt = 1;; attempt++) {
+		cmd_run(&r, NULL, 240,
+			(const char *const[]){ "qemu-configs/qemu-run", "--timeout", "180", "--mem",
+					       "512M", "--initrd", initrd, "--append",
+					       LINUX_APPEND "poweroff loglevel=4", kernel, NULL });
+		drop_cr(r.out);
+		if (r.status != 124 || strstr(r.out, "pmuvm-linux: userspace up") ||
+		    attempt == 3 || !getenv("PMUVM_LAB"))
+			break;
+		printf("note: %s: QEMU/KVM's boot hung in the lab (attempt %d):\n%s\n", __func__,
+		       attempt, tail(r.out, 400));
+		pmuvm_result_free(&r);
+	}
 	ck_assert_msg(strstr(r.out, "pmuvm-linux: userspace up"), "QEMU/KVM: no user space "
 		      "(status %d):\n%s\n%s", r.status, tail(r.out, 2400), tail(r.err, 800));
 	if (!strstr(r.out, "Performance Events: PMU not available due to virtualization")) {

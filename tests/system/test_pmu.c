@@ -94,6 +94,32 @@ START_TEST(test_pmu_sample)
 }
 END_TEST
 
+/*
+ * USR and OS cycles of user code between a kernel's counter enables and
+ * disables (tests/guests/cycles_cpl.c): the CPL comes from the clock's
+ * timer samples, held across the guest's own CPL0 exits.
+ */
+START_TEST(test_cycles_cpl)
+{
+	char rpath[512];
+	struct pmuvm_result r;
+	json_object *root, *pmu;
+
+	REQUIRE_KVM();
+	snprintf(rpath, sizeof(rpath), "%s", tmp_path("cycles_cpl.json"));
+	pmuvm_run(&r, "--timeout", "30", "--report", rpath, guest_path("cycles_cpl"));
+	expect_guest_pass(&r, "cycles_cpl");
+	expect_guest_ok(&r, "cycles_cpl");
+	root = json_object_from_file(rpath);
+	ck_assert_ptr_nonnull(root);
+	pmu = report_vcpu_pmu(root, 0);
+	ck_assert_uint_gt(ju64(pmu, "cpl_samples"), 0);
+	ck_assert_uint_gt(ju64(pmu, "cpl_held_runs"), 0);
+	json_object_put(root);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 static const char *const overflow_versions[] = { "5", "4", "3", "2" };
 
 static const char *const overflow_ok[] = {
@@ -262,6 +288,7 @@ static Suite *pmu_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_pmu_sample);
+	tcase_add_test(tc, test_cycles_cpl);
 	tcase_add_loop_test(tc, test_pmu_overflow, 0,
 			    (int)(sizeof(overflow_versions) / sizeof(overflow_versions[0])));
 	tcase_add_test(tc, test_pmu_smp);

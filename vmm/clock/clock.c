@@ -15,18 +15,31 @@
  * (the lab: SVM under QEMU TCG) an exit costs tens of microseconds, and a
  * PMI handler's MSR accesses, charged in full, topped cycles profiles.
  *
- * Precision: the probed costs are best cases, and what an exit costs
- * beyond them still counts as guest time; each interval between two exits is
- * attributed entirely to the CPL seen at the exit that ends it, so OS/USR
- * filtering is exact only for intervals that do not change privilege level.
- * Guest interrupts and exceptions switch CPL without an exit, so while a
- * cycle counter filters on OS/USR the timer also cuts intervals every
- * CLOCK_CPL_SAMPLE_NS: the attribution is then right to within that grain.
- * The typical such interval is a PMI handler's return: from its last MSR
- * exit (CPL0) back into the interrupted user code until the next exit
- * (CPL3), so the tail of the handler counts as user time; on a kvm_pvm host,
- * where CPL0 is emulated, that is ~100 us per PMI (measured by
+ * Privilege levels: a run's time goes to one CPL, which pmuvm sees only at
+ * exits, while the guest changes CPL without exits (interrupts, system
+ * calls, returns to user mode). The CPL at an exit the guest's code caused
+ * is no fair sample of where the time before it went: a kernel that counts
+ * per task (Linux's perf) enables counters at CPL0, runs the task in user
+ * mode, and stops them at CPL0, so with "the CPL at the run's end" a whole
+ * user-mode run counted as CPL0 (perf stat -e cycles:u read 0). Only exits
+ * at times the guest does not choose are fair samples: the kicks of pmuvm's
+ * own timer. So while some cycle counter counts at only one of OS and USR,
+ * the timer kicks the vCPU at random intervals (CLOCK_CPL_SAMPLE_NS on
+ * average, uniform in half to one and a half of it, so that no periodic
+ * guest timer can lock onto its phase); a run ended by a kick goes to the
+ * CPL seen there, and that CPL is held for the runs that guest-caused
+ * exits end, except short ones (CLOCK_CPL_SHORT_NS: too short to have
+ * switched CPL and back), which go to the CPL at their end. Attribution is
+ * so unbiased over many kicks, and right to within a kick interval at any
+ * moment. The typical guest-caused exits are a PMI handler's MSR
+ * accesses: the run into the handler is short and counts at CPL0, the one
+ * from its last exit back into user code ends at a kick in user mode, so
+ * the tail of the handler counts as user time; on a kvm_pvm host, where
+ * CPL0 is emulated, that is ~100 us per PMI (measured by
  * tests/guests/pmu_sample.c).
+ *
+ * Precision: the probed exit costs are best cases, and what an exit costs
+ * beyond them still counts as guest time.
  *
  * Overflow scheduling: the remaining cycles of the counter nearest to
  * overflow are converted to time and a per-vCPU timer makes KVM_RUN return
@@ -55,11 +68,13 @@
 /* Never arm closer than this: an exit costs about 10 us anyway. */
 #define CLOCK_MIN_ARM_NS	2000ULL
 /*
- * While a cycle event counts at only one of OS and USR, intervals are cut
- * at least this often so that each is attributed to a CPL observed within
- * it (250 exits/s; only while such a counter is enabled).
+ * While a cycle event counts at only one of OS and USR, the mean interval
+ * between the timer's CPL samples (250 exits/s; only while such a counter
+ * is enabled), and the longest run a guest-caused exit attributes to the
+ * CPL at its end (a PMI handler's runs between its MSR accesses).
  */
 #define CLOCK_CPL_SAMPLE_NS	4000000ULL
+#define CLOCK_CPL_SHORT_NS	50000ULL
 
 /* What a run that entered the guest counts at least (clock_exits_ns()). */
 #define CLOCK_MIN_RUN_NS	1ULL
@@ -151,11 +166,17 @@ static uint64_t events_to_overflow_any_cpl(const struct vpmu *pmu, enum pmu_arch
 	return min_u64(vpmu_events_to_overflow(pmu, ev, 0), vpmu_events_to_overflow(pmu, ev, 3));
 }
 
-/* Some counter counts `ev` at OS but not USR or the other way round. */
-static bool cpl_filtered(const struct vpmu *pmu, enum pmu_arch_event ev)
+
+/*
+ * The CPU time to the next CPL sample: uniform in [1/2, 3/2] of
+ * CLOCK_CPL_SAMPLE_NS (xorshift64, seeded per vCPU: runs stay comparable).
+ */
+static uint64_t clock_cpl_interval(struct clock_state *c)
 {
-	return (vpmu_events_to_overflow(pmu, ev, 0) == UINT64_MAX) !=
-	       (vpmu_events_to_overflow(pmu, ev, 3) == UINT64_MAX);
+	c->cpl_rand ^= c->cpl_rand << 13;
+	c->cpl_rand ^= c->cpl_rand >> 7;
+	c->cpl_rand ^= c->cpl_rand << 17;
+	return CLOCK_CPL_SAMPLE_NS / 2 + c->cpl_rand % CLOCK_CPL_SAMPLE_NS;
 }
 
 static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
@@ -170,7 +191,7 @@ static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
 	c->timing = vpmu_counted_events(&vcpu->pmu->model) & CLOCK_EVENTS;
 	vcpu->time_run = c->timing;
 	if (!c->timing) {
-		c->cpl_sample_due = 0;
+		c->cpl_sampling = false;
 		if (c->timer_armed)
 			clock_arm(c, UINT64_MAX);
 		return;
@@ -189,18 +210,15 @@ static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
 	if (kvm_stat_read(&c->exits, &c->run_start_exits))
 		c->run_start_exits = UINT64_MAX;
 	/*
-	 * The CPL sample is due every CLOCK_CPL_SAMPLE_NS of CPU time whatever
-	 * other exits happen in between: those may all be at CPL0 (a guest
-	 * kernel's MSR accesses around its scheduler tick).
+	 * The CPL sample is due after its interval of CPU time spent running
+	 * with a CPL-filtered cycle counter, whatever other exits happen in
+	 * between and however often the guest stops its counters: a kernel
+	 * that counts per task stops them at each context switch.
 	 */
-	if (cpl_filtered(&vcpu->pmu->model, PMU_EV_CORE_CYCLES) ||
-	    cpl_filtered(&vcpu->pmu->model, PMU_EV_REF_CYCLES)) {
-		if (c->cpl_sample_due <= c->run_start_ns)
-			c->cpl_sample_due = c->run_start_ns + CLOCK_CPL_SAMPLE_NS;
-		ns = min_u64(ns, c->cpl_sample_due - c->run_start_ns);
-	} else {
-		c->cpl_sample_due = 0;
-	}
+	c->cpl_sampling = vpmu_event_level_matters(&vcpu->pmu->model, PMU_EV_CORE_CYCLES) ||
+			  vpmu_event_level_matters(&vcpu->pmu->model, PMU_EV_REF_CYCLES);
+	if (c->cpl_sampling)
+		ns = min_u64(ns, c->cpl_sample_left);
 	if (c->timer_created)
 		clock_arm(c, ns);
 }
@@ -224,27 +242,59 @@ static uint64_t clock_exits_ns(struct vcpu *vcpu, uint64_t ns)
 	return ns > CLOCK_MIN_RUN_NS ? min_u64(ns - CLOCK_MIN_RUN_NS, cost) : 0;
 }
 
-static __attribute__((noinline)) void clock_account(struct vcpu *vcpu)
+/* A kick (pmuvm's timer or another thread's) ended the run, not the guest. */
+static bool clock_run_kicked(const struct vcpu *vcpu)
+{
+	return vcpu->run_result == -EINTR ||
+	       (vcpu->run_result == 0 && vcpu->run->exit_reason == KVM_EXIT_INTR);
+}
+
+/* The CPL a run of `ns` guest time goes to ("Privilege levels", above). */
+static unsigned int clock_run_cpl(struct vcpu *vcpu, uint64_t ns)
 {
 	struct clock_state *c = vcpu->pmu->clock;
 	unsigned int cpl = vcpu_cpl(vcpu);
-	uint64_t now, ns, exit_ns;
+
+	if (!c->cpl_sampling)
+		return cpl;
+	c->cpl_sample_left -= min_u64(c->cpl_sample_left, vcpu->run_cpu_ns);
+	if (ns <= CLOCK_CPL_SHORT_NS) {
+		/*
+		 * Also a kick that found the vCPU out of the guest (the timer
+		 * fired while pmuvm handled an exit: KVM_RUN returned at once):
+		 * its CPL is that of the guest's own exit, no fair sample.
+		 */
+		if (clock_run_kicked(vcpu))
+			c->cpl_sample_left = clock_cpl_interval(c);
+		return cpl;
+	}
+	if (clock_run_kicked(vcpu)) {
+		c->cpl_held = cpl;
+		c->cpl_kicks++;
+		c->cpl_sample_left = clock_cpl_interval(c);
+		return cpl;
+	}
+	if (c->cpl_held == CLOCK_CPL_NONE)
+		return cpl;
+	c->cpl_held_runs++;
+	return c->cpl_held;
+}
+
+static __attribute__((noinline)) void clock_account(struct vcpu *vcpu)
+{
+	struct clock_state *c = vcpu->pmu->clock;
+	unsigned int cpl;
+	uint64_t ns, exit_ns;
 
 	if (!c->timing)
 		return;
-	now = thread_cpu_ns();
 	ns = vcpu->run_cpu_ns;
 	/* The exits' own cost (kvm/probe.c) is the host's time, not the guest's. */
 	exit_ns = clock_exits_ns(vcpu, ns);
 	ns -= exit_ns;
 	c->exit_ns += exit_ns;
 	c->guest_ns += ns;
-	/*
-	 * An exit at a CPL where cycles count is itself a good CPL sample:
-	 * the time before it is credited; the next sample is due a grain later.
-	 */
-	if (c->cpl_sample_due && (vpmu_counted_events_at(&vcpu->pmu->model, cpl) & CLOCK_EVENTS))
-		c->cpl_sample_due = now + CLOCK_CPL_SAMPLE_NS;
+	cpl = clock_run_cpl(vcpu, ns);
 	vpmu_count(&vcpu->pmu->model, PMU_EV_CORE_CYCLES, ns_to_cycles(ns, c->core_khz, &c->core_rem), cpl);
 	vpmu_count(&vcpu->pmu->model, PMU_EV_REF_CYCLES, ns_to_cycles(ns, c->ref_khz, &c->ref_rem), cpl);
 }
@@ -286,6 +336,9 @@ static int clock_vcpu_init(struct vcpu *vcpu)
 		pr_err("out of memory");
 		return PMUVM_EXIT_HOST_ERROR;
 	}
+	c->cpl_rand = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)vcpu->id + 1);
+	c->cpl_held = CLOCK_CPL_NONE;
+	c->cpl_sample_left = clock_cpl_interval(c);
 	c->ref_khz = vcpu->vm->tsc_khz;
 	c->core_khz = cfg->cpu_khz ? cfg->cpu_khz : vcpu->vm->tsc_khz;
 	if (kvm_stat_open(vcpu->fd, "exits", &c->exits))

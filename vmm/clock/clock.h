@@ -11,10 +11,17 @@ struct vcpu_feature;
 struct pmu_source_ops;
 
 /* Per-vCPU state (vcpu->pmu->clock). */
+#define CLOCK_CPL_NONE	4u
+
 struct clock_state {
 	uint64_t core_khz, ref_khz;
 	uint64_t run_start_ns;		/* thread CPU time the run was scheduled at */
-	uint64_t cpl_sample_due;	/* thread CPU time of the next CPL sample */
+	bool cpl_sampling;		/* a cycle counter counts at only one of OS/USR */
+	uint64_t cpl_sample_left;	/* CPU time to the next CPL sample */
+	uint64_t cpl_rand;		/* xorshift64 state for the samples' intervals */
+	unsigned int cpl_held;		/* CPL at the last kick (CLOCK_CPL_NONE: none yet) */
+	uint64_t cpl_kicks;		/* runs a kick ended while sampling CPL (report) */
+	uint64_t cpl_held_runs;		/* runs attributed to the held CPL (report) */
 	uint64_t core_rem, ref_rem;	/* sub-cycle remainders (ns x kHz units) */
 	bool timer_created, timer_armed;
 	void *timer;			/* timer_t */

@@ -228,6 +228,15 @@ static inline uint32_t vpmu_counted_events_at(const struct vpmu *pmu, unsigned i
 }
 
 /*
+ * True if the enabled counters that count `ev` at CPL 0 are not the same as
+ * those that count it at CPL 1-3: which level an occurrence had matters.
+ */
+static inline bool vpmu_event_level_matters(const struct vpmu *pmu, enum pmu_arch_event ev)
+{
+	return pmu->counting[0][ev] != pmu->counting[1][ev];
+}
+
+/*
  * A PMI request from outside the counters (e.g. the PEBS threshold, which
  * sets GLOBAL_STATUS bit 62): ORs `status` into GLOBAL_STATUS, requests a
  * PMI and applies freeze-on-PMI exactly as a counter overflow does.
