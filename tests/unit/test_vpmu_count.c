@@ -93,6 +93,34 @@ START_TEST(test_cpl_filter)
 END_TEST
 
 /* Every event on a GP counter counts itself and nothing else. */
+/*
+ * The clock source samples the CPL only where it matters: when the counters
+ * counting an event at CPL0 are not those counting it at CPL 1-3.
+ */
+START_TEST(test_event_level_matters)
+{
+	struct vpmu pmu;
+
+	make_pmu(&pmu, 5);
+	ck_assert(!vpmu_event_level_matters(&pmu, PMU_EV_CORE_CYCLES));
+	/* Fixed counter 1 (core cycles) at OS and USR: either level counts the same. */
+	wr(&pmu, MSR_IA32_FIXED_CTR_CTRL, FIXED_ALL(1));
+	wr(&pmu, MSR_IA32_PERF_GLOBAL_CTRL, GLOBAL_CTRL_FIXED(1));
+	ck_assert(!vpmu_event_level_matters(&pmu, PMU_EV_CORE_CYCLES));
+	/* USR only (perf's cycles:u). */
+	wr(&pmu, MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_USR(1));
+	ck_assert(vpmu_event_level_matters(&pmu, PMU_EV_CORE_CYCLES));
+	ck_assert(!vpmu_event_level_matters(&pmu, PMU_EV_INSTRUCTIONS));
+	/* cycles:u and cycles:k on two counters: each level has one, not the same. */
+	wr(&pmu, MSR_IA32_PERFEVTSEL0, PMU_EVENT_CORE_CYCLES | EVTSEL_EN | EVTSEL_OS);
+	wr(&pmu, MSR_IA32_PERF_GLOBAL_CTRL, GLOBAL_CTRL_FIXED(1) | 1);
+	ck_assert(vpmu_event_level_matters(&pmu, PMU_EV_CORE_CYCLES));
+	/* Disabled, nothing counts at either level. */
+	wr(&pmu, MSR_IA32_PERF_GLOBAL_CTRL, 0);
+	ck_assert(!vpmu_event_level_matters(&pmu, PMU_EV_CORE_CYCLES));
+}
+END_TEST
+
 START_TEST(test_gp_event_match)
 {
 	static const uint64_t code[PMU_EV_INTEL_NR] = {
@@ -696,6 +724,7 @@ static Suite *vpmu_count_suite(void)
 
 	tcase_add_loop_test(tc, test_count_basic, 0, 5);
 	tcase_add_loop_test(tc, test_cpl_filter, 0, 4);
+	tcase_add_test(tc, test_event_level_matters);
 	tcase_add_loop_test(tc, test_gp_event_match, 0, PMU_EV_INTEL_NR);
 	tcase_add_test(tc, test_gp_event_nomatch);
 	tcase_add_test(tc, test_fixed_events);

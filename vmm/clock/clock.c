@@ -81,14 +81,6 @@
 
 #define CLOCK_EVENTS	((1u << PMU_EV_CORE_CYCLES) | (1u << PMU_EV_REF_CYCLES))
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* Cycles in `ns` at `khz`, carrying the sub-cycle remainder between calls. */
 static uint64_t ns_to_cycles(uint64_t ns, uint64_t khz, uint64_t *rem)
 {
@@ -166,7 +158,6 @@ static uint64_t events_to_overflow_any_cpl(const struct vpmu *pmu, enum pmu_arch
 	return min_u64(vpmu_events_to_overflow(pmu, ev, 0), vpmu_events_to_overflow(pmu, ev, 3));
 }
 
-
 /*
  * The CPU time to the next CPL sample: uniform in [1/2, 3/2] of
  * CLOCK_CPL_SAMPLE_NS (xorshift64, seeded per vCPU: runs stay comparable).
@@ -206,7 +197,6 @@ static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
 	/* The run's exit to pmuvm will not count: the overflow is that much later. */
 	if (ns != UINT64_MAX)
 		ns += vcpu->vm->exit_cost_ns;
-	c->run_start_ns = thread_cpu_ns();
 	if (kvm_stat_read(&c->exits, &c->run_start_exits))
 		c->run_start_exits = UINT64_MAX;
 	/*

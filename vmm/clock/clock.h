@@ -15,7 +15,6 @@ struct pmu_source_ops;
 
 struct clock_state {
 	uint64_t core_khz, ref_khz;
-	uint64_t run_start_ns;		/* thread CPU time the run was scheduled at */
 	bool cpl_sampling;		/* a cycle counter counts at only one of OS/USR */
 	uint64_t cpl_sample_left;	/* CPU time to the next CPL sample */
 	uint64_t cpl_rand;		/* xorshift64 state for the samples' intervals */
