@@ -65,20 +65,30 @@ static void expect_final_values_match(const struct pmuvm_result *r, json_object 
 		      (int)strlen(line) - 1, line, r->out);
 }
 
+/* Runs guest `name`, which must pass; returns its report. */
+static json_object *run_reported(struct pmuvm_result *r, const char *name)
+{
+	char rpath[512], file[128];
+	json_object *root;
+
+	snprintf(file, sizeof(file), "%s.json", name);
+	snprintf(rpath, sizeof(rpath), "%s", tmp_path(file));
+	pmuvm_run(r, "--timeout", "30", "--report", rpath, guest_path(name));
+	expect_guest_pass(r, name);
+	expect_guest_ok(r, name);
+	root = json_object_from_file(rpath);
+	ck_assert_ptr_nonnull(root);
+	return root;
+}
+
 START_TEST(test_pmu_sample)
 {
-	char rpath[512];
 	struct pmuvm_result r;
 	unsigned long long exit_ns;
 	json_object *root;
 
 	REQUIRE_KVM();
-	snprintf(rpath, sizeof(rpath), "%s", tmp_path("sample.json"));
-	pmuvm_run(&r, "--timeout", "20", "--report", rpath, guest_path("pmu_sample"));
-	expect_guest_pass(&r, "pmu_sample");
-	expect_guest_ok(&r, "pmu_sample");
-	root = json_object_from_file(rpath);
-	ck_assert_ptr_nonnull(root);
+	root = run_reported(&r, "pmu_sample");
 	ck_assert_uint_eq(ju64(report_vcpu_pmu(root, 0), "pmis_delivered"),
 			  out_value(r.out, "pmu_sample: elapsed_tsc=", "pmis"));
 	/*
@@ -101,17 +111,11 @@ END_TEST
  */
 START_TEST(test_cycles_cpl)
 {
-	char rpath[512];
 	struct pmuvm_result r;
 	json_object *root, *pmu;
 
 	REQUIRE_KVM();
-	snprintf(rpath, sizeof(rpath), "%s", tmp_path("cycles_cpl.json"));
-	pmuvm_run(&r, "--timeout", "30", "--report", rpath, guest_path("cycles_cpl"));
-	expect_guest_pass(&r, "cycles_cpl");
-	expect_guest_ok(&r, "cycles_cpl");
-	root = json_object_from_file(rpath);
-	ck_assert_ptr_nonnull(root);
+	root = run_reported(&r, "cycles_cpl");
 	pmu = report_vcpu_pmu(root, 0);
 	ck_assert_uint_gt(ju64(pmu, "cpl_samples"), 0);
 	ck_assert_uint_gt(ju64(pmu, "cpl_held_runs"), 0);
