@@ -4,8 +4,9 @@
  * counter 0 counts them (0x3C/0x00) at OS only; the kernel enables both
  * (GLOBAL_CTRL) before each of STRETCHES stretches of user code and stops
  * them after, so every exit the guest itself causes while they count is a
- * CPL0 WRMSR, and no stretch is long enough to hold a CPL sample of
- * pmuvm's clock source every time (vmm/clock/clock.c, "Privilege levels").
+ * CPL0 WRMSR, and each stretch is shorter than the mean interval between
+ * the CPL samples of pmuvm's clock source (vmm/clock/clock.c, "Privilege
+ * levels").
  * Each stretch runs STRETCH_TICKS TSC ticks at CPL3 and sums the ticks it
  * really ran, as pmu_sample does (consecutive RDTSCs more than GAP_TICKS
  * apart mean it was interrupted).

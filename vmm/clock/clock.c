@@ -23,8 +23,8 @@
  * mode, and stops them at CPL0, so with "the CPL at the run's end" a whole
  * user-mode run counted as CPL0 (perf stat -e cycles:u read 0). Only exits
  * at times the guest does not choose are fair samples: the kicks of pmuvm's
- * own timer. So while some cycle counter counts at only one of OS and USR,
- * the timer kicks the vCPU at random intervals (CLOCK_CPL_SAMPLE_NS on
+ * own timer. So while OS and USR cycles go to different counters (one
+ * counts at only one level: vpmu_event_level_matters()), the timer kicks the vCPU at random intervals (CLOCK_CPL_SAMPLE_NS on
  * average, uniform in half to one and a half of it, so that no periodic
  * guest timer can lock onto its phase); a run ended by a kick goes to the
  * CPL seen there, and that CPL is held for the runs that guest-caused
@@ -68,7 +68,7 @@
 /* Never arm closer than this: an exit costs about 10 us anyway. */
 #define CLOCK_MIN_ARM_NS	2000ULL
 /*
- * While a cycle event counts at only one of OS and USR, the mean interval
+ * While OS and USR cycles go to different counters, the mean interval
  * between the timer's CPL samples (250 exits/s; only while such a counter
  * is enabled), and the longest run a guest-caused exit attributes to the
  * CPL at its end (a PMI handler's runs between its MSR accesses).

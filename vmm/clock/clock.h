@@ -10,12 +10,13 @@
 struct vcpu_feature;
 struct pmu_source_ops;
 
-/* Per-vCPU state (vcpu->pmu->clock). */
+/* cpl_held before the first CPL sample: no CPL is 4. */
 #define CLOCK_CPL_NONE	4u
 
+/* Per-vCPU state (vcpu->pmu->clock). */
 struct clock_state {
 	uint64_t core_khz, ref_khz;
-	bool cpl_sampling;		/* a cycle counter counts at only one of OS/USR */
+	bool cpl_sampling;		/* OS and USR cycles go to different counters */
 	uint64_t cpl_sample_left;	/* CPU time to the next CPL sample */
 	uint64_t cpl_rand;		/* xorshift64 state for the samples' intervals */
 	unsigned int cpl_held;		/* CPL at the last kick (CLOCK_CPL_NONE: none yet) */
