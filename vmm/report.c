@@ -62,6 +62,7 @@ static json_object *report_rdpmc_watch(const struct vcpu *vcpu)
 	json_object_object_add(o, "window_steps", u64_obj(w->window_steps));
 	json_object_object_add(o, "idle_window_steps", u64_obj(w->idle_window_steps));
 	json_object_object_add(o, "hits", u64_obj(w->hits));
+	json_object_object_add(o, "answered", u64_obj(w->answered));
 	json_object_object_add(o, "settled", json_object_new_boolean(w->settled));
 	return o;
 }

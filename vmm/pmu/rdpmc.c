@@ -180,23 +180,38 @@ struct gp_frame {
 	uint64_t error, rip, cs, rflags, rsp, ss;
 };
 
-/* Completes the RDPMC the frame names, as if it had not faulted: 0, or -EINVAL. */
-static int rdpmc_complete(struct vcpu *vcpu, struct kvm_regs *r, struct kvm_sregs *s,
-			  const struct gp_frame *f)
+int rdpmc_value(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t rip, unsigned int cpl,
+		uint32_t ecx, uint64_t *val)
 {
 	struct paging_state ps = sregs_paging(s);
-	unsigned int cpl = f->cs & 3, i;
-	struct kvm_segment cs = s->cs, ss = s->ss;
 	uint8_t insn[2];
-	uint64_t val;
 
-	if (f->error != 0 ||
-	    guest_linear_read(&vcpu->vm->mem, &ps, f->rip, insn, sizeof(insn)) ||
+	if (guest_linear_read(&vcpu->vm->mem, &ps, rip, insn, sizeof(insn)) ||
 	    insn[0] != 0x0f || insn[1] != 0x33)
 		return -EINVAL;
 	if (cpl > 0 && !(s->cr4 & X86_CR4_PCE))
 		return -EINVAL;		/* the #GP is real (SDM vol. 2 RDPMC) */
-	if (vpmu_rdpmc(&vcpu->pmu->model, (uint32_t)r->rcx, &val))
+	return vpmu_rdpmc(&vcpu->pmu->model, ecx, val) ? -EINVAL : 0;
+}
+
+void rdpmc_retired(struct vcpu *vcpu, uint64_t rip, unsigned int cpl)
+{
+	unsigned int i;
+
+	for_each_pmu_source(vcpu, i)
+		if (pmu_sources[i]->emulated_retire)
+			pmu_sources[i]->emulated_retire(vcpu, rip, cpl);
+}
+
+/* Completes the RDPMC the frame names, as if it had not faulted: 0, or -EINVAL. */
+static int rdpmc_complete(struct vcpu *vcpu, struct kvm_regs *r, struct kvm_sregs *s,
+			  const struct gp_frame *f)
+{
+	unsigned int cpl = f->cs & 3;
+	struct kvm_segment cs = s->cs, ss = s->ss;
+	uint64_t val;
+
+	if (f->error != 0 || rdpmc_value(vcpu, s, f->rip, cpl, (uint32_t)r->rcx, &val))
 		return -EINVAL;
 	if ((f->cs & 0xffff) != s->cs.selector &&
 	    load_segment(vcpu, s, (uint16_t)f->cs, &cs))
@@ -217,9 +232,7 @@ static int rdpmc_complete(struct vcpu *vcpu, struct kvm_regs *r, struct kvm_sreg
 	r->rflags = f->rflags;
 	if (vcpu_state_changed_stepping(vcpu))
 		return -EIO;
-	for_each_pmu_source(vcpu, i)
-		if (pmu_sources[i]->emulated_retire)
-			pmu_sources[i]->emulated_retire(vcpu, f->rip, cpl);
+	rdpmc_retired(vcpu, f->rip, cpl);
 	vcpu->pmu->rdpmc.emulated++;
 	return 0;
 }

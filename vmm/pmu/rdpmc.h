@@ -50,10 +50,12 @@ struct rdpmc_watch {
 	uint64_t idle_window_steps;	/* window steps after such accesses */
 	/* Report. */
 	uint64_t windows, window_steps;	/* windows opened; steps they took */
-	uint64_t hits;			/* watched RDPMCs reached (each then stepped) */
+	uint64_t hits;			/* watched RDPMCs reached */
+	uint64_t answered;		/* ...of them, answered at the breakpoint (not stepped) */
 	unsigned int from_image;	/* watched from the start: the image's own (rdpmc_sites.c) */
 };
 
+struct kvm_sregs;
 struct symtab;
 struct vcpu;
 struct vm;
@@ -70,6 +72,17 @@ int rdpmc_sites_scan(const struct symtab *t, uint64_t *sites, unsigned int max, 
  * breakpoints, are watched from the start (vm->pmu->image_rdpmc).
  */
 void rdpmc_sites_from_image(struct vm *vm, const uint8_t *image, size_t size);
+
+/*
+ * What the RDPMC at linear address `rip`, run at `cpl` with ECX = `ecx`,
+ * reads from pmuvm's counters: 0 and *val, or -EINVAL where the bytes there
+ * are not RDPMC or it would fault on a CPU with this PMU (CPL above 0
+ * without CR4.PCE, no such counter: SDM vol. 2B RDPMC).
+ */
+int rdpmc_value(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t rip, unsigned int cpl,
+		uint32_t ecx, uint64_t *val);
+/* An RDPMC at `rip` retired without being stepped: the sources count it. */
+void rdpmc_retired(struct vcpu *vcpu, uint64_t rip, unsigned int cpl);
 
 /*
  * A PMU MSR access exited to pmuvm (where `on`): open a window if discovery
