@@ -85,9 +85,16 @@ int rdpmc_value(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t rip, unsi
 void rdpmc_retired(struct vcpu *vcpu, uint64_t rip, unsigned int cpl);
 
 /*
- * A PMU MSR access exited to pmuvm (where `on`): open a window if discovery
- * goes on. `counting`: some counter counted before or after it.
+ * Window bookkeeping (rdpmc_window.c), no vCPU needed. Open: a PMU MSR
+ * access, with `counting` if some counter counted before or after it,
+ * opens or lengthens a window while discovery goes on. Step: one window
+ * step ended with `nr_watch` RDPMCs known; discovery may end. False if no
+ * window was open.
  */
+void rdpmc_window_open(struct rdpmc_watch *w, bool counting);
+bool rdpmc_window_step(struct rdpmc_watch *w, unsigned int nr_watch);
+
+/* A PMU MSR access exited to pmuvm (where `on`): rdpmc_window_open(). */
 void rdpmc_watch_msr_access(struct vcpu *vcpu, bool counting);
 /* A window's step ended; the instruction at `rip` was an RDPMC if `rdpmc`. */
 void rdpmc_watch_stepped(struct vcpu *vcpu, uint64_t rip, bool rdpmc);

@@ -46,14 +46,7 @@
 
 void rdpmc_watch_msr_access(struct vcpu *vcpu, bool counting)
 {
-	struct rdpmc_watch *w = &vcpu->pmu->rdpmc_watch;
-
-	if (w->settled || (!counting && w->idle_done))
-		return;
-	if (!w->window)
-		w->windows++;
-	w->window = counting ? RDPMC_WATCH_WINDOW_COUNTING : RDPMC_WATCH_WINDOW;
-	w->window_counting = counting;
+	rdpmc_window_open(&vcpu->pmu->rdpmc_watch, counting);
 }
 
 static void rdpmc_watch_learn(struct vcpu *vcpu, uint64_t rip)
@@ -73,39 +66,11 @@ static void rdpmc_watch_learn(struct vcpu *vcpu, uint64_t rip)
 	pr_info("vCPU %d: RDPMC at %#llx watched", vcpu->id, (unsigned long long)rip);
 }
 
-/* A window step ended: discovery may be over. */
-static void rdpmc_watch_budget(struct vcpu *vcpu)
-{
-	struct rdpmc_watch *w = &vcpu->pmu->rdpmc_watch;
-
-	if (vcpu->dbg.nr_watch) {
-		if (++w->quiet < RDPMC_WATCH_QUIET)
-			return;
-		w->settled = true;
-	} else if (!w->window_counting) {
-		if (w->idle_window_steps < RDPMC_WATCH_BUDGET)
-			return;
-		w->idle_done = true;
-	} else {
-		if (w->window_steps - w->idle_window_steps < RDPMC_WATCH_BUDGET)
-			return;
-		w->settled = true;
-	}
-	w->window = 0;
-}
-
 void rdpmc_watch_stepped(struct vcpu *vcpu, uint64_t rip, bool rdpmc)
 {
-	struct rdpmc_watch *w = &vcpu->pmu->rdpmc_watch;
-
 	if (rdpmc && vcpu->vm->pmu->caps.hw_breakpoints && vcpu->pmu->exact)
 		rdpmc_watch_learn(vcpu, rip);
-	if (!w->window)
-		return;
-	w->window_steps++;
-	w->idle_window_steps += !w->window_counting;
-	w->window--;
-	rdpmc_watch_budget(vcpu);
+	rdpmc_window_step(&vcpu->pmu->rdpmc_watch, vcpu->dbg.nr_watch);
 }
 
 /*
