@@ -7,8 +7,10 @@
  * keyboard controller: status 8), as pmuvm_end= on the command line says.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "exitcode.h"
 #include "expect.h"
 #include "pmuvm_run.h"
 #include "suite.h"
@@ -106,10 +108,10 @@ static bool linux_image(struct pmuvm_result *r, bool perf, char *initrd, size_t 
 		return false;
 	}
 	snprintf(initrd, initrd_len, "%s", tmp_path(perf ? "perf.cpio" : "linux.cpio"));
-	if (perf)
-		cmd_run_args(r, "tests/linux/mkinitramfs", "--perf", initrd);
-	else
-		cmd_run_args(r, "tests/linux/mkinitramfs", initrd);
+	/* Packing the perf image (40 MB, over the lab's 9p root) took over 120 s on a loaded lab. */
+	cmd_run(r, NULL, 600,
+		(const char *const[]){ "tests/linux/mkinitramfs", perf ? "--perf" : initrd,
+				       perf ? initrd : NULL, NULL });
 	if (r->status == 77) {
 		printf("SKIP: %s image: %s", perf ? "perf" : "Linux", r->err);
 		pmuvm_result_free(r);
@@ -131,7 +133,7 @@ static bool linux_boot(struct pmuvm_result *r, const struct linux_boot *b)
 	bool perf = b->perf;
 	char initrd[512], kernel[4096], append[256], cpus[16], up[64];
 	const char *argv[18];
-	int n = 0;
+	int n = 0, attempt;
 
 	if (!linux_image(r, perf, initrd, sizeof(initrd), kernel, sizeof(kernel)))
 		return false;
@@ -164,9 +166,23 @@ static bool linux_boot(struct pmuvm_result *r, const struct linux_boot *b)
 	argv[n++] = append;
 	argv[n++] = kernel;
 	argv[n] = NULL;
-	pmuvm_run_env(r, NULL, 600, argv);
-	drop_cr(r->out);
 	snprintf(up, sizeof(up), "pmuvm-linux: userspace up, %s cpu(s)\n", cpus);
+	/*
+	 * Loaded, the lab's nested SVM now and then hangs a Linux boot early,
+	 * QEMU/KVM's as well as pmuvm's (README, "The lab"): there, a boot
+	 * that ran out of time before user space is booted again, up to three
+	 * times in all (two for the long boots with checks), and said so.
+	 */
+	for (attempt = 1;; attempt++) {
+		pmuvm_run_env(r, NULL, 600, argv);
+		drop_cr(r->out);
+		if (r->status != PMUVM_EXIT_TIMEOUT || strstr(r->out, up) || !getenv("PMUVM_LAB") ||
+		    attempt == (b->checks ? 2 : 3))
+			break;
+		printf("note: Linux boot (--pmu %s) hung before user space in the lab (attempt %d):\n%s\n",
+		       pmu, attempt, tail(r->out, 600));
+		pmuvm_result_free(r);
+	}
 	ck_assert_msg(strstr(r->out, up), "no '%s' (status %d, kernel %s):\n%s\n%s", up,
 		      r->status, kernel,
 		      tail(r->out, 2400), tail(r->err, 800));
@@ -226,6 +242,12 @@ static const char *perf_line(const struct pmuvm_result *r, const char *prefix, c
 /* tests/linux/selfread.S, LOOP_N 10000: 2N + 7, read while counting. */
 #define SELFREAD_INSTRUCTIONS	"20007"
 
+/*
+ * perf in the guest on 1 vCPU: its driver takes pmuvm's PMU (the boot
+ * lines test_linux_boots_with_pmu checks too, here from the init's dmesg),
+ * counts the loop exactly, reads a counter from user mode, and finds the
+ * hot function by cycles and by user-mode instructions.
+ */
 START_TEST(test_linux_perf)
 {
 	struct pmuvm_result r;
@@ -236,6 +258,10 @@ START_TEST(test_linux_perf)
 	if (!linux_boot(&r, &(struct linux_boot){ .pmu = linux_cases[_i].pmu, .perf = true,
 						  .end = "poweroff" }))
 		return;
+	ck_assert_msg(strstr(r.out, linux_cases[_i].perf), "want '%s':\n%s", linux_cases[_i].perf,
+		      tail(r.out, 3000));
+	for (const char *const *l = linux_cases[_i].caps; *l; l++)
+		ck_assert_msg(strstr(r.out, *l), "want '%s':\n%s", *l, tail(r.out, 3000));
 	ck_assert_str_eq(perf_line(&r, "pmuvm-linux: perf stat user: ", v, sizeof(v)),
 			 "status 0 instructions:u=" LOOP_INSTRUCTIONS " branches:u=" LOOP_BRANCHES);
 	ck_assert_str_eq(perf_line(&r, "pmuvm-linux: self read: ", v, sizeof(v)),
@@ -378,7 +404,7 @@ static Suite *linux_suite(void)
 	tcase_add_test(tc, test_linux_perf_under_qemu_kvm);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("rr");
-	tcase_set_timeout(tc, 900);
+	tcase_set_timeout(tc, 1300);
 	tcase_add_loop_test(tc, test_linux_rr, 0, sizeof(rr_boots) / sizeof(rr_boots[0]));
 	suite_add_tcase(s, tc);
 	return s;

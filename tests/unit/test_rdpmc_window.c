@@ -79,19 +79,30 @@ START_TEST(test_counting_access_lengthens_idle_window)
 }
 END_TEST
 
+/*
+ * Window steps, with a window opened (`counting` or not) whenever none is
+ * open, until *done; at most 1 << 20.
+ */
+static uint64_t steps_until(struct rdpmc_watch *w, bool counting, unsigned int nr_watch,
+			    const bool *done)
+{
+	uint64_t steps = 0;
+
+	while (!*done && steps < 1u << 20) {
+		if (!w->window)
+			rdpmc_window_open(w, counting);
+		ck_assert(rdpmc_window_step(w, nr_watch));
+		steps++;
+	}
+	return steps;
+}
+
 /* The idle budget ends idle windows only; counting ones still open. */
 START_TEST(test_idle_budget)
 {
 	struct rdpmc_watch w = { 0 };
-	uint64_t steps = 0;
 
-	while (!w.idle_done) {
-		if (!w.window)
-			rdpmc_window_open(&w, false);
-		ck_assert(rdpmc_window_step(&w, 0));
-		steps++;
-	}
-	ck_assert_uint_eq(steps, RDPMC_WATCH_BUDGET);
+	ck_assert_uint_eq(steps_until(&w, false, 0, &w.idle_done), RDPMC_WATCH_BUDGET);
 	ck_assert_uint_eq(w.window, 0);
 	ck_assert(!w.settled);
 	rdpmc_window_open(&w, false);
@@ -105,15 +116,8 @@ END_TEST
 START_TEST(test_counting_budget_settles)
 {
 	struct rdpmc_watch w = { 0 };
-	uint64_t steps = 0;
 
-	while (!w.settled) {
-		if (!w.window)
-			rdpmc_window_open(&w, true);
-		rdpmc_window_step(&w, 0);
-		steps++;
-	}
-	ck_assert_uint_eq(steps, RDPMC_WATCH_BUDGET);
+	ck_assert_uint_eq(steps_until(&w, true, 0, &w.settled), RDPMC_WATCH_BUDGET);
 	ck_assert_uint_eq(w.window, 0);
 	rdpmc_window_open(&w, true);
 	ck_assert_uint_eq(w.window, 0);
@@ -124,15 +128,8 @@ END_TEST
 START_TEST(test_quiet_settles)
 {
 	struct rdpmc_watch w = { 0 };
-	uint64_t steps = 0;
 
-	while (!w.settled) {
-		if (!w.window)
-			rdpmc_window_open(&w, true);
-		rdpmc_window_step(&w, 1);
-		steps++;
-	}
-	ck_assert_uint_eq(steps, RDPMC_WATCH_QUIET);
+	ck_assert_uint_eq(steps_until(&w, true, 1, &w.settled), RDPMC_WATCH_QUIET);
 	ck_assert_uint_eq(w.window, 0);
 }
 END_TEST
