@@ -189,6 +189,15 @@ static bool linux_boot(struct pmuvm_result *r, const struct linux_boot *b)
 	return true;
 }
 
+/* The perf driver's boot line and its lines on the PMU, for linux_cases[i]. */
+static void expect_pmu_driver(const struct pmuvm_result *r, int i)
+{
+	ck_assert_msg(strstr(r->out, linux_cases[i].perf), "want '%s':\n%s", linux_cases[i].perf,
+		      tail(r->out, 3000));
+	for (const char *const *l = linux_cases[i].caps; *l; l++)
+		ck_assert_msg(strstr(r->out, *l), "want '%s':\n%s", *l, tail(r->out, 3000));
+}
+
 /*
  * On 2 vCPUs (the perf tests boot 1): the MADT's second CPU comes up, and
  * the guest's PV spinlocks and IPIs work whichever vendor it is shown
@@ -207,10 +216,7 @@ START_TEST(test_linux_boots_with_pmu)
 		      tail(r.out, 3000));
 	snprintf(line, sizeof(line), "vendor_id\t: %s\n", linux_cases[_i].vendor);
 	ck_assert_msg(strstr(r.out, line), "want '%s':\n%s", line, tail(r.out, 3000));
-	ck_assert_msg(strstr(r.out, linux_cases[_i].perf), "want '%s':\n%s", linux_cases[_i].perf,
-		      tail(r.out, 3000));
-	for (const char *const *l = linux_cases[_i].caps; *l; l++)
-		ck_assert_msg(strstr(r.out, *l), "want '%s':\n%s", *l, tail(r.out, 3000));
+	expect_pmu_driver(&r, _i);
 	ck_assert_msg(r.status == linux_cases[_i].status, "status %d (want %d)\n%s\n%s", r.status,
 		      linux_cases[_i].status, tail(r.out, 2000), tail(r.err, 1200));
 	ck_assert_msg(strstr(r.out, linux_cases[_i].last) || strstr(r.err, linux_cases[_i].last),
@@ -258,10 +264,7 @@ START_TEST(test_linux_perf)
 	if (!linux_boot(&r, &(struct linux_boot){ .pmu = linux_cases[_i].pmu, .perf = true,
 						  .end = "poweroff" }))
 		return;
-	ck_assert_msg(strstr(r.out, linux_cases[_i].perf), "want '%s':\n%s", linux_cases[_i].perf,
-		      tail(r.out, 3000));
-	for (const char *const *l = linux_cases[_i].caps; *l; l++)
-		ck_assert_msg(strstr(r.out, *l), "want '%s':\n%s", *l, tail(r.out, 3000));
+	expect_pmu_driver(&r, _i);
 	ck_assert_str_eq(perf_line(&r, "pmuvm-linux: perf stat user: ", v, sizeof(v)),
 			 "status 0 instructions:u=" LOOP_INSTRUCTIONS " branches:u=" LOOP_BRANCHES);
 	ck_assert_str_eq(perf_line(&r, "pmuvm-linux: self read: ", v, sizeof(v)),
