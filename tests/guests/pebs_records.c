@@ -218,19 +218,31 @@ static void check_fmt3(const uint8_t *rec, unsigned int k, uint64_t tsc_before)
 	GUEST_ASSERT(q(rec, 0xc0) > tsc_before);
 }
 
-/* Formats 4/5 (docs/intel-pmu.md 4.4): Basic, MemInfo, GPR, XMM; 0x1d0 bytes (0x20 basic-only). */
-static void check_adaptive(const uint8_t *rec, unsigned int k, bool groups, uint64_t tsc_before)
+/* PEBS_DATA_CFG values the records are checked with: none, MemInfo+GPR+XMM, and those with 32 LBRs. */
+#define GROUPS		0x7ull
+#define GROUPS_LBR32	0x1f00000full
+
+static uint64_t record_size(uint64_t data_cfg);
+
+/*
+ * Formats 4/5 (docs/intel-pmu.md 4.4): Basic, MemInfo, GPR, XMM, then the
+ * LBR entries, all zero (pmuvm keeps no branch records).
+ */
+static void check_adaptive(const uint8_t *rec, unsigned int k, uint64_t data_cfg,
+			   uint64_t tsc_before)
 {
-	uint64_t ev, next, rbx, g[16], size = groups ? 0x1d0 : 0x20;
+	uint64_t ev, next, rbx, g[16], size = record_size(data_cfg);
 
 	expect_k(k, &ev, &next, &rbx);
 	expect_gprs(rbx, g);
-	GUEST_ASSERT_EQ(q(rec, 0x00), (groups ? 7 : 0) | size << 48);
+	GUEST_ASSERT_EQ(q(rec, 0x00), data_cfg | size << 48);
 	GUEST_ASSERT_EQ(q(rec, 0x08), ev);
 	GUEST_ASSERT_EQ(q(rec, 0x10), 1);
 	GUEST_ASSERT(q(rec, 0x18) > tsc_before);
-	if (!groups)
+	if (!data_cfg)
 		return;
+	for (unsigned int off = 0x1d0; off < size; off += 8)
+		GUEST_ASSERT_EQ(q(rec, off), 0);	/* LBR entries */
 	for (unsigned int off = 0x20; off < 0x40; off += 8)
 		GUEST_ASSERT_EQ(q(rec, off), 0);	/* MemInfo: not measured */
 	check_flags(q(rec, 0x40), rbx);
@@ -240,11 +252,13 @@ static void check_adaptive(const uint8_t *rec, unsigned int k, bool groups, uint
 	GUEST_ASSERT_EQ(memcmp(rec + 0xd0, xmm_pattern, 0x100), 0);
 }
 
-static uint64_t record_size(bool groups)
+static uint64_t record_size(uint64_t data_cfg)
 {
 	if (fmt == 3)
 		return 0xc8;
-	return groups ? 0x1d0 : 0x20;
+	if (data_cfg == GROUPS_LBR32)
+		return 0x4d0;	/* 0x20 + 0x20 + 0x90 + 0x100 + 32 * 0x18 */
+	return data_cfg ? 0x1d0 : 0x20;
 }
 
 /* Loads xmm0..xmm15 with a pattern the XMM group must reproduce. */
@@ -260,21 +274,21 @@ static void load_xmm(void)
 #undef LD
 }
 
-static void records(bool groups)
+static void records(uint64_t data_cfg)
 {
-	uint64_t size = record_size(groups), tsc;
+	uint64_t size = record_size(data_cfg), tsc;
 	unsigned int i;
 
-	memset(buf, 0, sizeof(buf));
+	memset(buf, 0xa5, sizeof(buf));
 	ds_setup((uint64_t)buf, size, 8, 8);
 	if (fmt >= 4)
-		wrmsr(MSR_PEBS_DATA_CFG, groups ? 7 : 0);
-	arm_counter(fmt >= 4 && groups);
+		wrmsr(MSR_PEBS_DATA_CFG, data_cfg);
+	arm_counter(fmt >= 4 && data_cfg);
 	tsc = rdtsc();
 	seq_run();
 	disarm();
-	printf("pebs_records: %s: index=+%#llx pmc0=%#llx status=%#llx\n",
-	       groups ? "groups" : "basic",
+	printf("pebs_records: data_cfg %#llx: index=+%#llx pmc0=%#llx status=%#llx\n",
+	       (unsigned long long)data_cfg,
 	       (unsigned long long)(q(ds, 0x28) - (uint64_t)buf),
 	       (unsigned long long)rdmsr(MSR_IA32_PMC0),
 	       (unsigned long long)rdmsr(MSR_IA32_PERF_GLOBAL_STATUS));
@@ -288,23 +302,24 @@ static void records(bool groups)
 		if (fmt == 3)
 			check_fmt3(rec, PERIOD * (i + 1), tsc);
 		else
-			check_adaptive(rec, PERIOD * (i + 1), groups, tsc);
+			check_adaptive(rec, PERIOD * (i + 1), data_cfg, tsc);
 		if (i)
 			GUEST_ASSERT(q(rec, fmt == 3 ? 0xc0 : 0x18) >=
 				     q(rec - size, fmt == 3 ? 0xc0 : 0x18));
 	}
-	GUEST_ASSERT_EQ(q(buf + NR_RECORDS * size, 0), 0);
-	test_ok(groups ? "pebs records" : "pebs basic records");
+	GUEST_ASSERT_EQ(q(buf + NR_RECORDS * size, 0), 0xa5a5a5a5a5a5a5a5ull);
+	test_ok(data_cfg == GROUPS_LBR32 ? "pebs records with LBRs" :
+		data_cfg ? "pebs records" : "pebs basic records");
 }
 
 /* Spec 4.2 step 6: the third record reaches the threshold. */
 static void threshold(void)
 {
-	uint64_t size = record_size(true);
+	uint64_t size = record_size(GROUPS);
 
 	ds_setup((uint64_t)buf, size, 8, NR_RECORDS);
 	if (fmt >= 4)
-		wrmsr(MSR_PEBS_DATA_CFG, 7);
+		wrmsr(MSR_PEBS_DATA_CFG, GROUPS);
 	arm_counter(fmt >= 4);
 	nr_pmis = 0;
 	seq_run();
@@ -322,7 +337,7 @@ static void threshold(void)
 /* Spec 4.2 step 3: room for two records; the third is skipped, nothing else. */
 static void absolute_maximum(void)
 {
-	uint64_t size = record_size(true);
+	uint64_t size = record_size(GROUPS);
 
 	memset(buf, 0, sizeof(buf));
 	ds_setup((uint64_t)buf, size, 2, 8);
@@ -394,9 +409,12 @@ int main(void)
 	apic_write_lvtpc(PMI_VECTOR);
 	check_enumeration();
 	load_xmm();
-	records(true);
-	if (fmt >= 4)
-		records(false);
+	records(GROUPS);
+	if (fmt >= 4) {
+		records(0);
+		records(GROUPS_LBR32);
+		wrmsr(MSR_PEBS_DATA_CFG, GROUPS);
+	}
 	threshold();
 	absolute_maximum();
 	bad_pointers();

@@ -38,8 +38,11 @@ START_TEST(test_pebs_formats)
 	char append[16], what[32];
 	struct pmuvm_result r;
 	json_object *root, *cfg, *pmu, *f;
-	/* 3 records with groups, 3 basic-only (formats 4/5), 3 to the threshold, 2 to the maximum. */
-	uint64_t records = _i == 3 ? 8 : 11;
+	/*
+	 * 3 records with groups, 3 basic-only and 3 with LBR entries (formats
+	 * 4/5), 3 to the threshold, 2 to the maximum.
+	 */
+	uint64_t records = _i == 3 ? 8 : 14;
 
 	REQUIRE_KVM();
 	snprintf(append, sizeof(append), "fmt=%s", fmt);
@@ -49,8 +52,10 @@ START_TEST(test_pebs_formats)
 	expect_guest_pass(&r, what);
 	for (size_t i = 0; i < sizeof(ok_lines) / sizeof(ok_lines[0]); i++)
 		expect_guest_ok(&r, ok_lines[i]);
-	if (_i >= 4)
+	if (_i >= 4) {
 		expect_guest_ok(&r, "pebs basic records");
+		expect_guest_ok(&r, "pebs records with LBRs");
+	}
 	/* Said once, not per record. */
 	ck_assert_msg(strstr(r.err, "PEBS record dropped"), "no drop warning:\n%s", r.err);
 	ck_assert_ptr_null(strstr(strstr(r.err, "PEBS record dropped") + 1, "PEBS record dropped"));

@@ -124,6 +124,39 @@ START_TEST(test_adaptive_gprs_xmm_only)
 }
 END_TEST
 
+/*
+ * The LBR group last, DATA_CFG[31:24] + 1 entries of 0x18 bytes, zeros
+ * (no branch records kept); its bits stay in the group field. All four
+ * groups with 32 entries: 0x4D0 bytes (docs/intel-pmu.md 4.4).
+ */
+START_TEST(test_adaptive_lbr_group)
+{
+	uint64_t groups = PEBS_DATACFG_MEMINFO | PEBS_DATACFG_GPRS | PEBS_DATACFG_XMMS |
+			  PEBS_DATACFG_LBRS | 31ULL << PEBS_DATACFG_LBR_SHIFT;
+	struct pebs_state st = state();
+	uint8_t rec[PEBS_RECORD_MAX + 8];
+
+	memset(rec, 0xaa, sizeof(rec));
+	ck_assert_uint_eq(pebs_record_build(4, groups, &st, 0x3, rec), 0x4d0);
+	check_basic(rec, &st, groups, 0x4d0, 0x3);
+	check_gprs(rec + 0x40, &st);
+	ck_assert_int_eq(memcmp(rec + 0xd0, st.xmm, 0x100), 0);
+	for (size_t off = 0x1d0; off < 0x4d0; off++)
+		ck_assert_uint_eq(rec[off], 0);
+	ck_assert_uint_eq(rec[0x4d0], 0xaa);
+
+	memset(rec, 0xaa, sizeof(rec));
+	ck_assert_uint_eq(pebs_record_build(5, PEBS_DATACFG_LBRS, &st, 1, rec), 0x38);
+	check_basic(rec, &st, PEBS_DATACFG_LBRS, 0x38, 1);
+	ck_assert_uint_eq(rec[0x38], 0xaa);
+	groups = PEBS_DATACFG_LBRS | 0xffULL << PEBS_DATACFG_LBR_SHIFT;
+	memset(rec, 0xaa, sizeof(rec));
+	ck_assert_uint_eq(pebs_record_build(4, groups, &st, 1, rec), 0x20 + 256 * 0x18);
+	ck_assert_uint_eq(rec[0x20 + 256 * 0x18 - 1], 0);
+	ck_assert_uint_eq(rec[0x20 + 256 * 0x18], 0xaa);
+}
+END_TEST
+
 static void make_pmu(struct vpmu *pmu, unsigned int fmt, bool baseline)
 {
 	struct vpmu_config cfg;
@@ -136,7 +169,7 @@ static void make_pmu(struct vpmu *pmu, unsigned int fmt, bool baseline)
 	vpmu_init(pmu, &cfg);
 }
 
-/* Spec 4.3: groups only with Adaptive_Record on an applicable counter; no LBRs. */
+/* Spec 4.3: groups (the LBR entry count too) only with Adaptive_Record on an applicable counter. */
 START_TEST(test_groups_selection)
 {
 	struct vpmu pmu;
@@ -145,11 +178,11 @@ START_TEST(test_groups_selection)
 	ck_assert_int_eq(vpmu_wrmsr(&pmu, MSR_PEBS_DATA_CFG, 0x1f00000f), VPMU_OK);
 	ck_assert_uint_eq(pebs_record_groups(&pmu, 1), 0);
 	ck_assert_int_eq(vpmu_wrmsr(&pmu, MSR_IA32_PERFEVTSEL0, EVTSEL_ADAPTIVE | 0xc0), VPMU_OK);
-	ck_assert_uint_eq(pebs_record_groups(&pmu, 1), 0x7);
+	ck_assert_uint_eq(pebs_record_groups(&pmu, 1), 0x1f00000f);
 	ck_assert_uint_eq(pebs_record_groups(&pmu, 2), 0);
 	ck_assert_uint_eq(pebs_record_groups(&pmu, 1ULL << 32), 0);
 	ck_assert_int_eq(vpmu_wrmsr(&pmu, MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_ADAPTIVE(0)), VPMU_OK);
-	ck_assert_uint_eq(pebs_record_groups(&pmu, 1ULL << 32), 0x7);
+	ck_assert_uint_eq(pebs_record_groups(&pmu, 1ULL << 32), 0x1f00000f);
 
 	make_pmu(&pmu, 3, false);
 	ck_assert_uint_eq(pebs_record_groups(&pmu, 1), 0);
@@ -165,6 +198,7 @@ static Suite *pebs_record_suite(void)
 	tcase_add_test(tc, test_adaptive_basic_only);
 	tcase_add_loop_test(tc, test_adaptive_all_groups, 4, 6);
 	tcase_add_test(tc, test_adaptive_gprs_xmm_only);
+	tcase_add_test(tc, test_adaptive_lbr_group);
 	tcase_add_test(tc, test_groups_selection);
 	suite_add_tcase(s, tc);
 	return s;

@@ -49,14 +49,21 @@ struct pebs_state {
 #define PEBS_MEMINFO_SIZE	0x20
 #define PEBS_GPR_SIZE		0x90
 #define PEBS_XMM_SIZE		0x100
+#define PEBS_LBR_ENTRY_SIZE	0x18	/* from, to, info */
+#define PEBS_LBR_MAX		256	/* PEBS_DATA_CFG[31:24] + 1 */
 #define PEBS_RECORD_MAX		(PEBS_BASIC_SIZE + PEBS_MEMINFO_SIZE + PEBS_GPR_SIZE + \
-				 PEBS_XMM_SIZE)
+				 PEBS_XMM_SIZE + PEBS_LBR_ENTRY_SIZE * PEBS_LBR_MAX)
+
+/* LBR entries in a record whose group field is `groups` (docs/intel-pmu.md 2.12). */
+static inline unsigned int pebs_lbr_entries(uint64_t groups)
+{
+	return (unsigned int)((groups >> PEBS_DATACFG_LBR_SHIFT) & 0xff) + 1;
+}
 
 /*
  * The PEBS_DATA_CFG value a record for the `applicable` counters uses:
  * 0 (basic only) for format 3 or when no applicable counter has its
- * Adaptive_Record bit (docs/intel-pmu.md 4.3); LBRs are never included (the model has
- * no LBRs: bit 3 and the entry count are dropped).
+ * Adaptive_Record bit (docs/intel-pmu.md 4.3), else the register's value.
  */
 uint64_t pebs_record_groups(const struct vpmu *pmu, uint64_t applicable);
 

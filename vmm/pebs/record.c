@@ -1,17 +1,19 @@
 /*
  * PEBS records, byte for byte (docs/intel-pmu.md 4.4): the format-3 record and the
- * adaptive (format 4/5) groups Basic, MemInfo, GPR and XMM.
+ * adaptive (format 4/5) groups Basic, MemInfo, GPR, XMM and LBR.
  *
  * MemInfo is written as zeros: this model does not see data addresses,
  * cache sources or latencies, and 0 is the "unknown" data source Linux
- * decodes (ds.c pebs_data_source[0]) - nothing is invented.
+ * decodes (ds.c pebs_data_source[0]) - nothing is invented. The LBR group
+ * is written too, as zeros: the model keeps no branch records (it drops
+ * IA32_DEBUGCTL.LBR), and a CPU whose LBRs were never enabled records
+ * empty entries, but the group's size and the record's group field are
+ * what the guest walks the buffer by (kvm-unit-tests' pmu_pebs checks both).
  */
 #include <string.h>
 
 #include "pebs/pebs.h"
 
-/* Adaptive groups the model fills (docs/intel-pmu.md 2.12); LBRs are not modelled. */
-#define PEBS_GROUPS_MODELLED	(PEBS_DATACFG_MEMINFO | PEBS_DATACFG_GPRS | PEBS_DATACFG_XMMS)
 
 uint64_t pebs_record_groups(const struct vpmu *pmu, uint64_t applicable)
 {
@@ -24,7 +26,7 @@ uint64_t pebs_record_groups(const struct vpmu *pmu, uint64_t applicable)
 	for (idx = 0; idx < 64; idx++)
 		if ((applicable & BIT_ULL(idx)) && vpmu_pebs_adaptive(pmu, idx))
 			adaptive = true;
-	return adaptive ? pmu->pebs_data_cfg & PEBS_GROUPS_MODELLED : 0;
+	return adaptive ? pmu->pebs_data_cfg & PEBS_DATACFG_VALID : 0;
 }
 
 static uint8_t *put(uint8_t *p, uint64_t v)
@@ -68,10 +70,12 @@ static size_t adaptive_size(uint64_t groups)
 		size += PEBS_GPR_SIZE;
 	if (groups & PEBS_DATACFG_XMMS)
 		size += PEBS_XMM_SIZE;
+	if (groups & PEBS_DATACFG_LBRS)
+		size += PEBS_LBR_ENTRY_SIZE * pebs_lbr_entries(groups);
 	return size;
 }
 
-/* Groups back to back in the order Basic, MemInfo, GPR, XMM (docs/intel-pmu.md 4.4). */
+/* Groups back to back in the order Basic, MemInfo, GPR, XMM, LBR (docs/intel-pmu.md 4.4). */
 static size_t build_adaptive(uint64_t groups, const struct pebs_state *st,
 			     uint64_t applicable, uint8_t *buf)
 {
@@ -97,6 +101,10 @@ static size_t build_adaptive(uint64_t groups, const struct pebs_state *st,
 	if (groups & PEBS_DATACFG_XMMS) {
 		memcpy(p, st->xmm, PEBS_XMM_SIZE);
 		p += PEBS_XMM_SIZE;
+	}
+	if (groups & PEBS_DATACFG_LBRS) {
+		memset(p, 0, PEBS_LBR_ENTRY_SIZE * pebs_lbr_entries(groups));
+		p += PEBS_LBR_ENTRY_SIZE * pebs_lbr_entries(groups);
 	}
 	return (size_t)(p - buf);
 }
