@@ -213,6 +213,7 @@ static json_object *report_vcpu_exact(const struct vcpu *vcpu)
 	json_object_object_add(o, "retired", u64_obj(x->retired));
 	json_object_object_add(o, "not_retired", u64_obj(x->not_retired));
 	json_object_object_add(o, "caught_up", u64_obj(x->caught_up));
+	json_object_object_add(o, "ran_past", u64_obj(x->ran_past));
 	json_object_object_add(o, "hlts", u64_obj(x->hlts));
 	json_object_object_add(o, "lost_steps", u64_obj(x->lost));
 	json_object_object_add(o, "decode_errors", u64_obj(x->decode_errors));

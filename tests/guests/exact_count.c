@@ -33,7 +33,7 @@ static const uint64_t br_event[NR_BR] = {
 	"	ret\n"
 #define SEQ_END_INSNS	4
 
-void seq_nops(void), seq_loop(void), seq_rep(void), seq_call(void), seq_div(void),
+void seq_nops(void), seq_fences(void), seq_loop(void), seq_rep(void), seq_call(void), seq_div(void),
 	seq_intn(void), seq_hlt(void), seq_nop_irq(void), seq_popf(void), seq_iret_ret(void),
 	seq_pushf(void), seq_gp(void), seq_pf(void), seq_err_by_hand(void), seq_timer_loop(void),
 	seq_ud(void), seq_bp(void), nest_none(void), nest_pf(void), nest_hlt(void);
@@ -49,6 +49,11 @@ uint64_t saved_rflags;		/* seq_pushf's PUSHF image */
 asm(".text\n"
     SEQ_BEGIN(seq_nops)
     "	nop\n	nop\n	nop\n	nop\n	nop\n	nop\n	nop\n	nop\n	nop\n	nop\n"
+    SEQ_END
+    /* Fences retire like any instruction (SDM vol. 3B 20.2, INST_RETIRED). */
+    SEQ_BEGIN(seq_fences)
+    "	nop\n	mfence\n	nop\n	lfence\n	nop\n	sfence\n	nop\n"
+    "	mfence\n	mfence\n	lfence\n	sfence\n	nop\n"
     SEQ_END
     SEQ_BEGIN(seq_loop)
     "	movl $5, %ebx\n"
@@ -204,6 +209,7 @@ struct expect {
 
 static const struct expect expects[] = {
 	{ "nops", seq_nops, 10 + SEQ_END_INSNS, { 0 } },
+	{ "fences", seq_fences, 12 + SEQ_END_INSNS, { 0 } },
 	/* 5 JNZ: 4 taken, the last one not */
 	{ "loop", seq_loop, 1 + 5 * 2 + SEQ_END_INSNS,
 	  { [BR_ALL] = 5, [BR_COND] = 5, [BR_NOT_TAKEN] = 1, [BR_TAKEN] = 4 } },

@@ -44,6 +44,7 @@ struct exact_state {
 	/* Report. */
 	uint64_t steps, retired, not_retired, decode_errors;
 	uint64_t caught_up, lost, hlts;	/* instructions a step ran past; unaccounted steps */
+	uint64_t ran_past;		/* steps that ran past a non-branch (step.c exact_ran_past()) */
 	uint64_t user_runs_uncounted;	/* KVM_RUNs at CPL3 this host cannot step */
 	uint64_t rearms;		/* single-step re-armed after RFLAGS was reloaded */
 	uint64_t steps_lost;		/* exits that found stepping lost (step.c) */
