@@ -6,7 +6,8 @@
  * (branches) and GP counter 1 (core cycles), all at OS. The loop retires
  * 1 + 2 x 1000 instructions and 1000 branches between the WRMSR that
  * enables the counters (not counted) and the four instructions that
- * disable them (counted): 2005 and 1000 where counted.
+ * disable them (counted): 2005 and 1000 where counted. It also reports
+ * the cycles counter as RDPMC reads it.
  */
 #include "pmu_common.h"
 
@@ -44,6 +45,8 @@ int main(void)
 	wrmsr(MSR_IA32_PERFEVTSEL0, EVTSEL_EN | EVTSEL_OS | PMU_EVENT_BRANCHES);
 	wrmsr(MSR_IA32_PERFEVTSEL0 + 1, EVTSEL_EN | EVTSEL_OS | PMU_EVENT_CORE_CYCLES);
 	off_loop();
+	/* Read right after the WRMSR that stopped the counters, as perf does. */
+	GUEST_VALUE("cycles_rdpmc", rdpmc(1));
 	GUEST_VALUE("instructions", rdmsr(MSR_IA32_FIXED_CTR0));
 	GUEST_VALUE("branches", rdmsr(MSR_IA32_PMC0));
 	GUEST_VALUE("cycles", rdmsr(MSR_IA32_PMC0 + 1));

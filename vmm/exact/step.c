@@ -378,8 +378,9 @@ static void exact_retire(struct vcpu *vcpu, enum retire how)
 	x->last_rip = x->rip;
 	if (x->insn.flags & INSN_BRANCH)
 		events |= branch_events(x->insn.flags, how == RETIRE_TAKEN);
-	vpmu_count_each(pmu, events, x->cpl);
-	if (cycles_from_model(vcpu)) {
+	/* None where it steps only to find RDPMCs (exact_rdpmc_only()). */
+	vpmu_count_each(pmu, events & x->events, x->cpl);
+	if (cycles_from_model(vcpu) && (x->events & (1u << PMU_EV_CORE_CYCLES))) {
 		const struct pmuvm_config *cfg = vcpu->vm->cfg;
 		/* cycles x 1e3 per instruction, so a --cpi of 0.001 still counts */
 		uint64_t milli = (uint64_t)(cfg->cpi * 1000.0 + 0.5);
@@ -912,12 +913,26 @@ static bool exact_debug_exit(struct vcpu *vcpu)
 	return true;
 }
 
+/*
+ * With nothing to count (--exact off), the source still steps the windows
+ * that find the guest's RDPMCs where KVM answers RDPMC itself and
+ * breakpoints fire (pmu/rdpmc_watch.c): without them, Linux's perf read
+ * KVM's 0 for every counter, cycles included (perf stat -e cycles printed
+ * 2^49 and more in the lab).
+ */
+static bool exact_rdpmc_only(const struct vcpu *vcpu)
+{
+	const struct pmu_host_caps *caps = &vcpu->vm->pmu->caps;
+
+	return vcpu->vm->cfg->pmu.version && caps->rdpmc_by_kvm && caps->hw_breakpoints;
+}
+
 static int exact_vcpu_init(struct vcpu *vcpu)
 {
 	const struct pmuvm_config *cfg = vcpu->vm->cfg;
 	struct exact_state *x;
 
-	if (!exact_events(cfg))
+	if (!exact_events(cfg) && !exact_rdpmc_only(vcpu))
 		return VCPU_FEATURE_OFF;
 	x = calloc(1, sizeof(*x));
 	if (!x) {
