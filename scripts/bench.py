@@ -295,6 +295,19 @@ LINUX_CHECKS = (("stat-user", "perf stat -e instructions:u,branches:u loop", "lo
                 ("record-cycles", "perf record -e cycles -F 1000 hot", "hot-alone"),
                 ("record-instructions", "perf record -e instructions:u -c 10000 hot 20000",
                  "hot-20000-alone"))
+# pmuvm_checks=gzip: perf on an ordinary program (busybox gzip of 1 MB and
+# of 1 KB), with pmuvm's defaults and with --exact off (pmuvm_fast=1). The
+# init stops the stepped runs after 120 s (status 143).
+GZIP_CHECKS = (("gzip-stat-cycles", "perf stat -e cycles gzip 1 MB", "gzip-alone"),
+               ("gzip-record-warmup", "perf record -e cycles -F 1000 hot, the boot's first",
+                None),
+               ("gzip-record-cycles", "perf record -e cycles -F 1000 gzip 1 MB", "gzip-alone"),
+               ("gzip-small-stat", "perf stat (default events) gzip 1 KB", "gzip-small-alone"),
+               ("gzip-small-stat-user", "perf stat -e instructions:u,branches:u gzip 1 KB",
+                "gzip-small-alone"),
+               ("gzip-stat", "perf stat (default events) gzip 1 MB", "gzip-alone"))
+GZIP_STATUS = re.compile(r"^pmuvm-linux: gzip (\S+): status (\d+)\s*$", re.M)
+GZIP_STOPPED = 143      # busybox timeout's SIGTERM
 
 
 def linux_boot(cmd):
@@ -344,10 +357,10 @@ def bench_linux(kernel_mode_emulated):
             die("mkinitramfs failed:\n" + p.stderr)
         kernel = p.stdout.strip().splitlines()[-1]
 
-        def pmuvm(extra):
+        def pmuvm(extra, opts=()):
             return [os.path.join(BUILD, "pmuvm"), "--pmu", "intel", "--mem", "512M",
-                    "--timeout", "900", "--initrd", img, "--append",
-                    LINUX_APPEND + " " + extra, kernel]
+                    "--timeout", "900"] + list(opts) + ["--initrd", img, "--append",
+                                                        LINUX_APPEND + " " + extra, kernel]
 
         def qemu_kvm():
             return ["qemu-configs/qemu-run", "--timeout", "900", "--mem", "512M", "--initrd",
@@ -373,6 +386,23 @@ def bench_linux(kernel_mode_emulated):
             for step, t in st.items():
                 checks.setdefault(step, []).append(t)
         res["steps_s"] = {k: stats(v) for k, v in checks.items()}
+        gzip = {"exact": {}, "exact_off": {}}
+        for _ in range(reps):
+            for mode, extra, opts in (("exact", "", ()),
+                                      ("exact_off", " pmuvm_fast=1", ("--exact", "off"))):
+                _, st, out = linux_boot(pmuvm("pmuvm_checks=gzip" + extra, opts))
+                for step, t in st.items():
+                    gzip[mode].setdefault(step, []).append(t)
+                for step, status in GZIP_STATUS.findall(out):
+                    if int(status) == GZIP_STOPPED:
+                        gzip[mode + "_stopped"] = gzip.get(mode + "_stopped", []) + [step]
+                top = re.search(r"^pmuvm-linux: perf record gzip: top (.*)$", out, re.M)
+                gzip[mode + "_top"] = top.group(1).strip() if top else "none"
+        res["gzip_s"] = {m: {k: stats(v) for k, v in gzip[m].items()}
+                         for m in ("exact", "exact_off")}
+        res["gzip_top"] = {m: gzip[m + "_top"] for m in ("exact", "exact_off")}
+        res["gzip_stopped"] = {m: sorted(set(gzip.get(m + "_stopped", [])))
+                               for m in ("exact", "exact_off")}
         return res
 
 
@@ -395,6 +425,19 @@ def linux_lines(lx):
         if step in st:
             out.append("   %-50s %s (program alone: %s)" % (
                 what, fmt(st[step], " s", 2), fmt(st[alone], " s", 2) if alone in st else "-"))
+    for mode, title in (("exact", "pmuvm's defaults"),
+                        ("exact_off", "--exact off (instructions, branches not offered)")):
+        g = lx.get("gzip_s", {}).get(mode)
+        if not g:
+            continue
+        out.append("   an ordinary program, busybox gzip, %s:" % title)
+        stopped = lx.get("gzip_stopped", {}).get(mode, [])
+        for step, what, alone in GZIP_CHECKS:
+            if step in g:
+                out.append("     %-48s %s%s (program alone: %s)" % (
+                    what, fmt(g[step], " s", 2), ", STOPPED unfinished" if step in stopped
+                    else "", fmt(g[alone], " s", 2) if alone and alone in g else "-"))
+        out.append("     perf report's top line for gzip: %s" % lx["gzip_top"][mode])
     return out
 
 
@@ -529,6 +572,14 @@ def markdown(m, r):
             if step in st:
                 rows.append(("Linux: %s (program alone)" % what, "%s (%s)" % (
                     fmt(st[step], " s", 2), fmt(st[alone], " s", 2) if alone in st else "-")))
+        for mode, how in (("exact", ""), ("exact_off", ", --exact off")):
+            g = lx.get("gzip_s", {}).get(mode, {})
+            stopped = lx.get("gzip_stopped", {}).get(mode, [])
+            for step, what, alone in GZIP_CHECKS:
+                if step in g:
+                    rows.append(("Linux%s: %s (program alone)" % (how, what), "%s%s (%s)" % (
+                        "stopped after " if step in stopped else "", fmt(g[step], " s", 2),
+                        fmt(g[alone], " s", 2) if alone and alone in g else "-")))
     out = ["Measured %s UTC on %s (`nproc` %d), kernel %s, KVM modules %s, "
            "load average %s at the start and %s at the end, commit %s." % (
                m["date_utc"], m["cpu_model"], m["nproc"], m["kernel"],
