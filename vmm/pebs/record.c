@@ -14,7 +14,6 @@
 
 #include "pebs/pebs.h"
 
-
 uint64_t pebs_record_groups(const struct vpmu *pmu, uint64_t applicable)
 {
 	bool adaptive = false;
