@@ -77,4 +77,10 @@ static inline void apic_write_lvtpc(uint32_t val)
 	apic_write(APIC_LVTPC, val);
 }
 
+/* Is @vector requested and not yet accepted (IRR, SDM 10.8.4)? */
+static inline bool apic_irr_test(uint8_t vector)
+{
+	return apic_read(APIC_IRR + (vector / 32u) * 0x10u) & (1u << (vector % 32u));
+}
+
 #endif
