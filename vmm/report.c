@@ -129,6 +129,8 @@ static json_object *report_config(const struct pmuvm_config *cfg, const struct v
 	json_object_object_add(p, "pebs_format", u64_obj(cfg->pmu.pebs ? cfg->pmu.pebs_format : 0));
 	json_object_object_add(p, "user_mode_steppable", json_object_new_boolean(caps->user_step));
 	json_object_object_add(p, "rdpmc_answered_by_kvm", json_object_new_boolean(caps->rdpmc_by_kvm));
+	json_object_object_add(p, "rdpmc_partly_answered_by_kvm",
+			       json_object_new_boolean(caps->rdpmc_partly_by_kvm));
 	json_object_object_add(p, "hw_breakpoints_fire", json_object_new_boolean(caps->hw_breakpoints));
 	json_object_object_add(p, "step_follows_events", json_object_new_boolean(caps->handler_step));
 	json_object_object_add(p, "step_holds_interrupts", json_object_new_boolean(caps->block_irq));

@@ -5,7 +5,10 @@
  *   - CPL0: GP and fixed counters (ECX bit 30), the values written;
  *   - an ECX naming no counter #GPs;
  *   - CPL3 #GPs without CR4.PCE and reads the counter with it;
- *   - with instructions being counted, an RDPMC retires exactly once.
+ *   - with instructions being counted, an RDPMC retires exactly once;
+ *   - every GP and fixed counter reads back what was written: a KVM that
+ *     answers RDPMC itself does so only for its own counters and #GPs the
+ *     rest (kvm_amd 6.1: GP 0-3), which pmuvm then completes.
  */
 #include "pmu_common.h"
 
@@ -87,5 +90,24 @@ int main(void)
 	       (unsigned long long)rdmsr(MSR_IA32_FIXED_CTR0));
 	GUEST_ASSERT_EQ(rdmsr(MSR_IA32_FIXED_CTR0), 7);
 	test_ok("rdpmc retires once while counted");
+
+	wrmsr(MSR_IA32_FIXED_CTR_CTRL, 0);
+	for (unsigned int i = 0; i < cfg.nr_gp; i++)
+		wrmsr(MSR_IA32_PMC0 + i, 0x100 + i);
+	for (unsigned int i = 0; i < cfg.nr_fixed; i++)
+		wrmsr(MSR_IA32_FIXED_CTR0 + i, 0x200 + i);
+	for (unsigned int i = 0; i < cfg.nr_gp; i++) {
+		GUEST_ASSERT_EQ(rdpmc_safe(i, &v), 0);
+		GUEST_ASSERT_EQ(v, 0x100 + i);
+	}
+	for (unsigned int i = 0; i < cfg.nr_fixed; i++) {
+		GUEST_ASSERT_EQ(rdpmc_safe(RDPMC_FIXED | i, &v), 0);
+		GUEST_ASSERT_EQ(v, 0x200 + i);
+	}
+	printf("rdpmc_emul: counters read: %u\n", cfg.nr_gp + cfg.nr_fixed);
+	/* And still #GP where no counter is (where pmuvm now catches KVM's #GP). */
+	GUEST_ASSERT_EQ(rdpmc_safe(cfg.nr_gp, &v), VEC_GP);
+	GUEST_ASSERT_EQ(rdpmc_safe(RDPMC_FAST | (cfg.nr_gp - 1), &v), VEC_GP);
+	test_ok("rdpmc of every counter");
 	return 0;
 }

@@ -104,6 +104,31 @@ START_TEST(test_rdpmc_width)
 }
 END_TEST
 
+/* Which counters a guest has set: what tells pmuvm to catch their RDPMC's #GP. */
+START_TEST(test_counters_set_from)
+{
+	struct vpmu pmu;
+
+	make_pmu(&pmu, 5, 8, 3);
+	ck_assert(!vpmu_counters_set_from(&pmu, 0, 0));
+	ck_assert_int_eq(vpmu_wrmsr(&pmu, MSR_IA32_PMC0 + 3, 5), VPMU_OK);
+	ck_assert(vpmu_counters_set_from(&pmu, 3, 3));
+	ck_assert(!vpmu_counters_set_from(&pmu, 4, 3));
+	ck_assert_int_eq(vpmu_wrmsr(&pmu, MSR_IA32_PERFEVTSEL0 + 6, 0xc0), VPMU_OK);
+	ck_assert(vpmu_counters_set_from(&pmu, 6, 3));
+	ck_assert(!vpmu_counters_set_from(&pmu, 7, 3));
+	ck_assert_int_eq(vpmu_wrmsr(&pmu, MSR_IA32_PERFEVTSEL0 + 6, 0), VPMU_OK);
+	ck_assert(!vpmu_counters_set_from(&pmu, 4, 3));
+	ck_assert(!vpmu_counters_set_from(&pmu, 8, 2));
+	ck_assert_int_eq(vpmu_wrmsr(&pmu, MSR_IA32_FIXED_CTR_CTRL, 0x200), VPMU_OK);
+	ck_assert(vpmu_counters_set_from(&pmu, 8, 2));
+	ck_assert_int_eq(vpmu_wrmsr(&pmu, MSR_IA32_FIXED_CTR_CTRL, 0), VPMU_OK);
+	ck_assert_int_eq(vpmu_wrmsr(&pmu, MSR_IA32_FIXED_CTR0 + 2, 1), VPMU_OK);
+	ck_assert(vpmu_counters_set_from(&pmu, 8, 2));
+	ck_assert(!vpmu_counters_set_from(&pmu, 8, 3));
+}
+END_TEST
+
 static Suite *vpmu_rdpmc_suite(void)
 {
 	Suite *s = suite_create("vpmu_rdpmc");
@@ -112,6 +137,7 @@ static Suite *vpmu_rdpmc_suite(void)
 	tcase_add_loop_test(tc, test_rdpmc_indexes, 0, 6);
 	tcase_add_loop_test(tc, test_rdpmc_bad_ecx, 0, sizeof(bad_ecx) / sizeof(bad_ecx[0]));
 	tcase_add_test(tc, test_rdpmc_width);
+	tcase_add_test(tc, test_counters_set_from);
 	suite_add_tcase(s, tc);
 	return s;
 }

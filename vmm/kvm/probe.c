@@ -11,7 +11,10 @@
  *   kvm_amd in Linux 6.1 gives every guest a version-1 vPMU, even with
  *   enable_pmu=0) answers it itself from counters nobody programs.  RDPMC with CR4.PCE
  *   set, then an OUT: an I/O exit means KVM answered, a shutdown (#GP with
- *   no IDT) that the #GP comes through.
+ *   no IDT) that the #GP comes through. Asked per counter index: KVM answers
+ *   only the indices of its own counters and raises #GP for the others
+ *   (kvm_amd 6.1: GP counters 0-3, or 0-5 with PERFCTR_CORE, bits 31:30 of
+ *   ECX ignored).
  * - Does single-stepping follow an exception into its handler?  kvm_pvm's
  *   emulator steps the handler's first instruction with the faulting one;
  *   on VMX/SVM delivery clears RFLAGS.TF and the handler runs unstepped, so
@@ -228,12 +231,15 @@ int kvm_probe_user_step(int kvm_fd, bool *can_step)
 	return r;
 }
 
-int kvm_probe_rdpmc(int kvm_fd, bool *answered_by_kvm)
+int kvm_probe_rdpmc(int kvm_fd, uint32_t ecx, bool *answered_by_kvm)
 {
-	/* xor ecx, ecx; rdpmc; out 0x80, al; hlt */
-	static const uint8_t code[] = { 0x31, 0xc9, 0x0f, 0x33, 0xe6, 0x80, 0xf4 };
+	/* mov ecx, imm32; rdpmc; out 0x80, al; hlt */
+	uint8_t code[] = { 0xb9, 0, 0, 0, 0, 0x0f, 0x33, 0xe6, 0x80, 0xf4 };
 	struct probe p = { .vm = -1, .vcpu = -1 };
-	int r = probe_create(kvm_fd, &p, code, sizeof(code), false, false);
+	int r;
+
+	memcpy(&code[1], &ecx, sizeof(ecx));
+	r = probe_create(kvm_fd, &p, code, sizeof(code), false, false);
 
 	*answered_by_kvm = false;
 	if (!r) {

@@ -11,8 +11,8 @@
 
 /* Does KVM_GUESTDBG_SINGLESTEP step CPL3 code? */
 int kvm_probe_user_step(int kvm_fd, bool *can_step);
-/* Does KVM answer a guest's RDPMC itself instead of raising #GP? */
-int kvm_probe_rdpmc(int kvm_fd, bool *answered_by_kvm);
+/* Does KVM answer a guest's RDPMC of counter `ecx` itself instead of raising #GP? */
+int kvm_probe_rdpmc(int kvm_fd, uint32_t ecx, bool *answered_by_kvm);
 /* Does single-stepping follow an exception into its handler? */
 int kvm_probe_handler_step(int kvm_fd, bool *steps_into);
 /*

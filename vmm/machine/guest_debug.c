@@ -45,8 +45,14 @@ static struct debug_setting wished(const struct vcpu_debug *d)
 		}
 	} else {
 		w.block_irq = d->block_irq;
-		w.nr_watch = d->nr_follow;
-		memcpy(w.watch, d->follow, sizeof(w.watch[0]) * d->nr_follow);
+		/*
+		 * The one step past the #GP handler's entry (a #GP RDPMC emulation
+		 * passes on) starts at that entry: a breakpoint there, followed
+		 * for the exact source, would stop it again before it runs.
+		 */
+		for (unsigned int i = 0; i < d->nr_follow; i++)
+			if (!d->step_once || d->follow[i] != d->bp_addr)
+				w.watch[w.nr_watch++] = d->follow[i];
 	}
 	return w;
 }

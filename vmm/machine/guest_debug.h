@@ -2,8 +2,9 @@
  * KVM_SET_GUEST_DEBUG is shared by three users: the exact source
  * single-steps (with DR1-DR3 on the handlers it follows events into, where
  * stepping does not), RDPMC emulation keeps an instruction breakpoint on the
- * guest's #GP handler (DR0), and where KVM answers RDPMC itself, the
- * guest's RDPMC instructions are watched (DR1-DR3, while not stepping); the
+ * guest's #GP handler (DR0) where some RDPMC #GPs, and where KVM answers
+ * RDPMC itself, the guest's RDPMC instructions are watched (DR1-DR3, while
+ * not stepping); the
  * guest kernel's returns to user mode are watched after them, and in DR0
  * where RDPMC emulation leaves it free, while the kernel runs unstepped
  * (exact/krun.c).  Each sets its wish in vcpu->dbg; the ioctl runs

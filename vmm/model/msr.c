@@ -52,6 +52,20 @@ int vpmu_rdpmc(struct vpmu *pmu, uint32_t ecx, uint64_t *data)
 	return pmu->vendor->rdpmc(pmu, ecx, data);
 }
 
+bool vpmu_counters_set_from(const struct vpmu *pmu, unsigned int first_gp,
+			    unsigned int first_fixed)
+{
+	unsigned int i;
+
+	for (i = first_gp; i < pmu->cfg.nr_gp; i++)
+		if (pmu->gp[i].value || pmu->gp[i].ctl)
+			return true;
+	for (i = first_fixed; i < pmu->cfg.nr_fixed; i++)
+		if (pmu->fixed[i].value || (pmu->fixed_ctr_ctrl >> (4 * i) & 0xf))
+			return true;
+	return false;
+}
+
 static uint64_t *reg_ptr(struct vpmu *pmu, size_t off)
 {
 	return (uint64_t *)((char *)pmu + off);

@@ -175,6 +175,12 @@ void vpmu_reprogram(struct vpmu *pmu);
 
 /* RDPMC with this ECX; the caller has already applied the CR4.PCE/CPL rule. */
 int vpmu_rdpmc(struct vpmu *pmu, uint32_t ecx, uint64_t *data);
+/*
+ * Has a GP counter from index `first_gp` on, or a fixed one from
+ * `first_fixed` on, a value or a control that is not zero?
+ */
+bool vpmu_counters_set_from(const struct vpmu *pmu, unsigned int first_gp,
+			    unsigned int first_fixed);
 
 /*
  * CPUID values for this configuration: leaf 0xA in full, and the PMU bits of

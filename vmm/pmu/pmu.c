@@ -68,19 +68,47 @@ static void pmu_probe_hw_breakpoints(struct vm *vm)
 			strerror(-r));
 }
 
+/*
+ * KVM answers RDPMC only for its own counters (kvm_amd 6.1: 4, or 6 with
+ * PERFCTR_CORE; ECX bits 31:30 ignored) and raises #GP for higher indices,
+ * which pmuvm's PMU may have (8 GP counters by default). Counters are
+ * numbered from 0: how many of `nr` from ECX = `type` | 0 on KVM answers,
+ * asking the highest first (docs/intel-pmu.md 2.1: fixed counters are
+ * ECX bit 30 | index).
+ */
+static unsigned int pmu_rdpmc_kvm_answers(struct vm *vm, uint32_t type, unsigned int nr)
+{
+	bool answered;
+
+	while (nr > 0 && (kvm_probe_rdpmc(vm->kvm_fd, type | (nr - 1), &answered) || !answered))
+		nr--;
+	return nr;
+}
+
 static void pmu_probe_host(struct vm *vm)
 {
 	struct pmu_host_caps *caps = &vm->pmu->caps;
 	int r;
 
 	if (vm->cfg->pmu.version) {
-		r = kvm_probe_rdpmc(vm->kvm_fd, &caps->rdpmc_by_kvm);
+		r = kvm_probe_rdpmc(vm->kvm_fd, 0, &caps->rdpmc_by_kvm);
 		if (r)
 			pr_info("RDPMC probe failed (%s): assuming guest RDPMC reaches pmuvm",
 				strerror(-r));
 		pr_info("RDPMC: %s", caps->rdpmc_by_kvm ?
 			"this host's KVM answers it from its own vPMU (0): pmuvm's counters reach the guest's RDPMC only while it single-steps" :
 			"a guest RDPMC reaches pmuvm (as a #GP it completes)");
+		if (caps->rdpmc_by_kvm) {
+			caps->rdpmc_kvm_gp = pmu_rdpmc_kvm_answers(vm, 0, vm->cfg->pmu.nr_gp);
+			caps->rdpmc_kvm_fixed = pmu_rdpmc_kvm_answers(vm, 1u << 30,
+								      vm->cfg->pmu.nr_fixed);
+			caps->rdpmc_partly_by_kvm = caps->rdpmc_kvm_gp < vm->cfg->pmu.nr_gp ||
+						    caps->rdpmc_kvm_fixed < vm->cfg->pmu.nr_fixed;
+		}
+		if (caps->rdpmc_partly_by_kvm)
+			pr_info("RDPMC: KVM answers %u of this PMU's %u GP counters and %u of its %u fixed ones and raises #GP for the rest: pmuvm completes those once the guest sets one",
+				caps->rdpmc_kvm_gp, vm->cfg->pmu.nr_gp, caps->rdpmc_kvm_fixed,
+				vm->cfg->pmu.nr_fixed);
 	}
 	if (caps->rdpmc_by_kvm) {
 		pmu_probe_hw_breakpoints(vm);

@@ -20,9 +20,15 @@
  * MSR accesses are the PMU's hot path).  A 64-bit IDT is assumed (long-mode
  * guests).
  *
- * Where this host's KVM answers RDPMC itself (kvm/probe.c), no RDPMC ever
- * raises the #GP, so there is no breakpoint at all: it would only slow down
- * the guest's other #GPs.
+ * Where this host's KVM answers RDPMC itself (kvm/probe.c) for every
+ * counter this PMU has, no RDPMC ever raises the #GP, so there is no
+ * breakpoint at all: it would only slow down the guest's other #GPs. Where
+ * it answers only its own lower counters (kvm_amd 6.1 under an Intel PMU of
+ * 8 GP counters), the higher ones #GP and are completed here, as on a host
+ * that answers none; the breakpoint goes on once the guest gives one of
+ * those counters a value or a control (at a WRMSR exit), so that a guest
+ * that never uses them keeps DR0 for the kernel's return sites
+ * (exact/krun.c). An RDPMC of such a counter still all zero #GPs.
  */
 #include <errno.h>
 #include <string.h>
@@ -139,8 +145,21 @@ static __attribute__((noinline)) void rdpmc_check_gate(struct vcpu *vcpu)
  */
 static void rdpmc_before_run(struct vcpu *vcpu)
 {
-	const struct rdpmc_state *st = &vcpu->pmu->rdpmc;
+	struct rdpmc_state *st = &vcpu->pmu->rdpmc;
 	const struct kvm_sregs *s = &vcpu->run->s.regs.sregs;
+	const struct pmu_host_caps *caps = &vcpu->vm->pmu->caps;
+
+	if (st->waiting) {
+		if (vcpu->run->exit_reason != KVM_EXIT_X86_WRMSR ||
+		    !vpmu_counters_set_from(&vcpu->pmu->model, caps->rdpmc_kvm_gp,
+					    caps->rdpmc_kvm_fixed))
+			return;
+		st->waiting = false;
+		st->idt_limit = 0;	/* no IDT has limit 0 and a #GP gate: check now */
+		st->gate = NULL;
+		pr_info("vCPU %d: a counter KVM's RDPMC does not answer is in use: its RDPMCs are completed at the #GP",
+			vcpu->id);
+	}
 
 	if (vcpu->sync_sregs && !vcpu->dbg.step_once && s->idt.base == st->idt_base &&
 	    s->idt.limit == st->idt_limit && !slow_exit(vcpu))
@@ -272,8 +291,11 @@ static bool rdpmc_debug_exit(struct vcpu *vcpu)
 
 static int rdpmc_vcpu_init(struct vcpu *vcpu)
 {
-	if (!vcpu->vm->cfg->pmu.version || vcpu->vm->pmu->caps.rdpmc_by_kvm)
+	const struct pmu_host_caps *caps = &vcpu->vm->pmu->caps;
+
+	if (!vcpu->vm->cfg->pmu.version || (caps->rdpmc_by_kvm && !caps->rdpmc_partly_by_kvm))
 		return VCPU_FEATURE_OFF;
+	vcpu->pmu->rdpmc.waiting = caps->rdpmc_partly_by_kvm;
 	return 0;
 }
 

@@ -20,6 +20,8 @@ struct rdpmc_state {
 	uint8_t gate_bytes[16];		/* the gate as last read */
 	uint64_t emulated;		/* RDPMCs completed by pmuvm */
 	uint64_t passed_on;		/* other #GPs that went to the guest's handler */
+	/* No breakpoint yet: KVM answers what the guest has set so far (rdpmc.c). */
+	bool waiting;
 };
 
 /*
