@@ -31,6 +31,7 @@ static const struct vm_device *const board_devices[] = {
 };
 
 static const struct vcpu_feature *const board_features[] = {
+	&pmu_rdpmc_trap_feature,	/* first: MSRs besides the model's, read by its RDMSRs */
 	&pmu_feature,
 	&pmu_rdpmc_feature,
 	&clock_feature,

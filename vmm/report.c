@@ -48,6 +48,18 @@ static json_object *hex_obj(uint64_t v)
 	return json_object_new_string(buf);
 }
 
+/* The image's RDPMCs turned into RDMSRs where KVM answers RDPMC (pmu/rdpmc_trap.c). */
+static json_object *report_rdpmc_trap(const struct vcpu *vcpu)
+{
+	const struct rdpmc_trap *t = &vcpu->pmu->rdpmc_trap;
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "hits", u64_obj(t->hits));
+	json_object_object_add(o, "answered", u64_obj(t->answered));
+	json_object_object_add(o, "faulted", u64_obj(t->faulted));
+	return o;
+}
+
 /* RDPMC instructions found and watched where KVM answers RDPMC (pmu/rdpmc_watch.c). */
 static json_object *report_rdpmc_watch(const struct vcpu *vcpu)
 {
@@ -132,6 +144,7 @@ static json_object *report_config(const struct pmuvm_config *cfg, const struct v
 	json_object_object_add(p, "rdpmc_partly_answered_by_kvm",
 			       json_object_new_boolean(caps->rdpmc_partly_by_kvm));
 	json_object_object_add(p, "hw_breakpoints_fire", json_object_new_boolean(caps->hw_breakpoints));
+	json_object_object_add(p, "rdpmc_traps", u64_obj(vm->pmu ? vm->pmu->nr_rdpmc_traps : 0));
 	json_object_object_add(p, "step_follows_events", json_object_new_boolean(caps->handler_step));
 	json_object_object_add(p, "step_holds_interrupts", json_object_new_boolean(caps->block_irq));
 	json_object_object_add(p, "kvm_vpmu_disabled", json_object_new_boolean(caps->kvm_vpmu_disabled));
@@ -182,6 +195,7 @@ static json_object *report_vcpu_pmu(const struct vcpu *vcpu)
 	json_object_object_add(o, "rdpmc_emulated", u64_obj(vp->rdpmc.emulated));
 	json_object_object_add(o, "gp_passed_on", u64_obj(vp->rdpmc.passed_on));
 	json_object_object_add(o, "rdpmc_watch", report_rdpmc_watch(vcpu));
+	json_object_object_add(o, "rdpmc_trap", report_rdpmc_trap(vcpu));
 	json_object_object_add(o, "stray_step_traps_cleared", u64_obj(vcpu->dbg.tf_cleared));
 	json_object_object_add(o, "debug_exits_passed_on", u64_obj(vcpu->dbg.db_passed_on));
 	return o;

@@ -10,41 +10,23 @@
  *     answers RDPMC itself does so only for its own counters and #GPs the
  *     rest (kvm_amd 6.1: GP 0-3), which pmuvm then completes.
  */
-#include "pmu_common.h"
+#include "rdpmc_common.h"
 
 
-struct user_read {
-	uint32_t ecx;
-	int vector;
-	uint64_t val;
-};
-
-static uint64_t user_rdpmc(uint64_t arg)
-{
-	struct user_read *u = (struct user_read *)arg;
-
-	u->vector = rdpmc_safe(u->ecx, &u->val);
-	return 0;
-}
-
-uint64_t seq_rdpmc(void);
-
-/* wrmsr(GLOBAL_CTRL, FIXED0); rdpmc(GP0); wrmsr(GLOBAL_CTRL, 0): 5 counted after the enable */
-asm(".text\n"
-    ".globl seq_rdpmc\nseq_rdpmc:\n"
-    "	movl $0x38f, %ecx\n"
-    "	xorl %eax, %eax\n"
-    "	movl $1, %edx\n"
-    "	wrmsr\n"
-    "	xorl %ecx, %ecx\n"		/* 1 */
-    "	rdpmc\n"			/* 2 */
-    "	movq %rax, %r8\n"		/* 3 */
-    "	movl $0x38f, %ecx\n"		/* 4 */
-    "	xorl %eax, %eax\n"		/* 5 */
-    "	xorl %edx, %edx\n"		/* 6 */
-    "	wrmsr\n"			/* 7 */
-    "	movq %r8, %rax\n"
+/*
+ * No .type: the image's scan (vmm/pmu/rdpmc_sites.c) cannot see these
+ * RDPMCs, so where KVM answers RDPMC they stay RDPMCs, found in the windows
+ * after PMU MSR accesses, or completed at KVM's #GP.
+ */
+asm(".text\n.globl seq_rdpmc\nseq_rdpmc:\n" SEQ_RDPMC_BODY
+    ".globl rdpmc_unscanned\nrdpmc_unscanned:\n"
+    "	movl %edi, %ecx\n"
+    "	rdpmc\n"
+    "	shlq $32, %rdx\n"
+    "	orq %rdx, %rax\n"
     "	ret\n");
+
+uint64_t rdpmc_unscanned(uint32_t ecx);
 
 int main(void)
 {
@@ -96,14 +78,10 @@ int main(void)
 		wrmsr(MSR_IA32_PMC0 + i, 0x100 + i);
 	for (unsigned int i = 0; i < cfg.nr_fixed; i++)
 		wrmsr(MSR_IA32_FIXED_CTR0 + i, 0x200 + i);
-	for (unsigned int i = 0; i < cfg.nr_gp; i++) {
-		GUEST_ASSERT_EQ(rdpmc_safe(i, &v), 0);
-		GUEST_ASSERT_EQ(v, 0x100 + i);
-	}
-	for (unsigned int i = 0; i < cfg.nr_fixed; i++) {
-		GUEST_ASSERT_EQ(rdpmc_safe(RDPMC_FIXED | i, &v), 0);
-		GUEST_ASSERT_EQ(v, 0x200 + i);
-	}
+	for (unsigned int i = 0; i < cfg.nr_gp; i++)
+		GUEST_ASSERT_EQ(rdpmc_unscanned(i), 0x100 + i);
+	for (unsigned int i = 0; i < cfg.nr_fixed; i++)
+		GUEST_ASSERT_EQ(rdpmc_unscanned((uint32_t)RDPMC_FIXED | i), 0x200 + i);
 	printf("rdpmc_emul: counters read: %u\n", cfg.nr_gp + cfg.nr_fixed);
 	/* And still #GP where no counter is (where pmuvm now catches KVM's #GP). */
 	GUEST_ASSERT_EQ(rdpmc_safe(cfg.nr_gp, &v), VEC_GP);

@@ -373,11 +373,14 @@ START_TEST(test_exact_rdpmc_unmodified_guest)
 	if (json_u64(root, "config.pmu.rdpmc_answered_by_kvm")) {
 		/*
 		 * Stepped and corrected, answered at a watch breakpoint, or, for
-		 * counters beyond KVM's own, completed at the #GP it raised.
+		 * counters beyond KVM's own, completed at the #GP it raised; the
+		 * reads through rdpmc_safe(), the image's RDPMC, answered at the
+		 * RDMSR exit it was turned into (at CPL3 at its #GP).
 		 */
 		emulated = json_u64(root, "vcpus.0.pmu.rdpmc_emulated");
 		ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.rdpmc_corrected") +
-				  json_u64(root, "vcpus.0.pmu.rdpmc_watch.answered") + emulated,
+				  json_u64(root, "vcpus.0.pmu.rdpmc_watch.answered") + emulated +
+				  json_u64(root, "vcpus.0.pmu.rdpmc_trap.answered"),
 				  reads);
 		if (json_u64(root, "config.pmu.rdpmc_partly_answered_by_kvm"))
 			ck_assert_uint_gt(emulated, 0);
@@ -387,6 +390,69 @@ START_TEST(test_exact_rdpmc_unmodified_guest)
 		ck_assert_uint_eq(json_u64(root, "vcpus.0.pmu.rdpmc_emulated"), reads);
 		ck_assert_uint_eq(json_u64(root, "vcpus.0.pmu.gp_passed_on"), 5);
 	}
+	json_object_put(root);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/*
+ * RDPMC long after the counters were last touched (kvm-unit-tests' x86/pmu,
+ * Linux's perf): where KVM answers RDPMC itself, no discovery window finds
+ * these reads (the guest makes sure) and the image has more than three:
+ * every one is turned into an RDMSR (pmu/rdpmc_trap.c) and answered at its
+ * MSR exit, at CPL3 at the #GP it raises; elsewhere every read is completed
+ * at the #GP. RDMSR of those MSRs elsewhere stays RDMSR, and a site the
+ * guest writes back is an RDPMC again.
+ */
+START_TEST(test_exact_rdpmc_late)
+{
+	const char *rep = tmp_path("rdpmc_late.json");
+	struct pmuvm_result r;
+	json_object *root;
+	unsigned long long counters;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--report", rep, "--timeout", "120", guest_path("rdpmc_late"));
+	root = report_load(rep);
+	if (json_u64(root, "config.pmu.rdpmc_answered_by_kvm") &&
+	    !json_u64(root, "config.pmu.rdpmc_traps")) {
+		printf("SKIP: %s: this host's KVM answers RDPMC and pmuvm left the image's RDPMCs as they are (-v says why)\n",
+		       __func__);
+		goto out;
+	}
+	expect_guest_pass(&r, "rdpmc_late");
+	expect_guest_ok(&r, "rdpmc late of every counter");
+	expect_guest_ok(&r, "rdpmc late of a stopped instruction counter");
+	expect_guest_ok(&r, "rdpmc late of a stopped cycle counter");
+	expect_guest_ok(&r, "rdpmc retires once while counted");
+	expect_guest_ok(&r, "rdpmc of no counter faults");
+	expect_guest_ok(&r, "rdpmc late at cpl3");
+	expect_guest_ok(&r, "rdmsr of the msrs rdpmc names");
+	expect_guest_ok(&r, "a site written back is an rdpmc");
+	counters = json_u64(root, "config.pmu.gp_counters") +
+		   json_u64(root, "config.pmu.fixed_counters");
+	if (json_u64(root, "config.pmu.rdpmc_answered_by_kvm")) {
+		ck_assert_uint_gt(json_u64(root, "config.pmu.rdpmc_traps"), 3);
+		/* Each counter, the two stopped ones, the one while counted. */
+		ck_assert_uint_eq(json_u64(root, "vcpus.0.pmu.rdpmc_trap.answered"), counters + 3);
+		/*
+		 * The fast read; the RDMSR of MSR nr_gp, which no RDPMC of this
+		 * PMU reaches, is KVM's and #GPs there.
+		 */
+		ck_assert_uint_eq(json_u64(root, "vcpus.0.pmu.rdpmc_trap.faulted"), 1);
+		ck_assert_uint_eq(json_u64(root, "vcpus.0.pmu.rdpmc_trap.hits"), counters + 4);
+		/* At CPL3, and the last GP counter's at the site written back (KVM's #GP). */
+		ck_assert_uint_eq(json_u64(root, "vcpus.0.pmu.rdpmc_emulated"), 2);
+		ck_assert_uint_eq(json_u64(root, "vcpus.0.pmu.rdpmc_watch.hits"), 0);
+		/* The one read while counted is stepped, and answered at its exit all the same. */
+		ck_assert_uint_eq(json_u64(root, "vcpus.0.exact.rdpmc_corrected"), 0);
+	} else {
+		ck_assert_uint_eq(json_u64(root, "config.pmu.rdpmc_traps"), 0);
+		ck_assert_uint_eq(json_u64(root, "vcpus.0.pmu.rdpmc_emulated"), counters + 5);
+	}
+	/* The two RDPMCs that fault at CPL0, CPL3 without CR4.PCE, RDMSR of MSR 2. */
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.pmu.gp_passed_on"), 4);
+out:
 	json_object_put(root);
 	pmuvm_result_free(&r);
 }
@@ -513,6 +579,7 @@ static Suite *exact_suite(void)
 	tcase_add_test(tc, test_exact_kernel_run_enabled_inside);
 	tcase_add_test(tc, test_exact_costs_nothing_unused);
 	tcase_add_test(tc, test_exact_rdpmc_unmodified_guest);
+	tcase_add_test(tc, test_exact_rdpmc_late);
 	tcase_add_test(tc, test_exact_on_off);
 	suite_add_tcase(s, tc);
 	return s;

@@ -13,8 +13,12 @@
 /*
  * Never called: code for the RDPMC scan.  One RDPMC one byte into its
  * function, the same two bytes (0F 33) inside a MOV's immediate, which are
- * no instruction of their own, and an RDPMC under a label that is no
- * function (no .type), which the scan cannot decode and must not trust.
+ * no instruction of their own, one after KVM's forced emulation prefix (UD2
+ * and "kvm", then a JNE whose second byte, AAS, is no instruction once the
+ * prefix's bytes and the JNE's first are taken for an IMUL), an RDPMC in a function that does not
+ * decode to its end (PUSH ES is no 64-bit instruction), and an RDPMC under
+ * a label that is no function (no .type): the scan must not trust the last
+ * two.
  */
 __asm__(".text\n"
 	".globl unit_rdpmc_site\n.type unit_rdpmc_site, @function\n"
@@ -23,6 +27,12 @@ __asm__(".text\n"
 	".globl unit_rdpmc_bytes\n.type unit_rdpmc_bytes, @function\n"
 	"unit_rdpmc_bytes:\n\tmovl $0x330f, %eax\n\tret\n"
 	".size unit_rdpmc_bytes, . - unit_rdpmc_bytes\n"
+	".globl unit_rdpmc_fep\n.type unit_rdpmc_fep, @function\n"
+	"unit_rdpmc_fep:\n\tud2\n\t.ascii \"kvm\"\n\t.byte 0x75, 0x3f\n\trdpmc\n\tret\n"
+	".size unit_rdpmc_fep, . - unit_rdpmc_fep\n"
+	".globl unit_rdpmc_undecodable\n.type unit_rdpmc_undecodable, @function\n"
+	"unit_rdpmc_undecodable:\n\trdpmc\n\t.byte 0x06\n\tret\n"
+	".size unit_rdpmc_undecodable, . - unit_rdpmc_undecodable\n"
 	"unit_rdpmc_label:\n\trdpmc\n\tret\n");
 
 START_TEST(test_own_symbols)
@@ -80,13 +90,15 @@ static const struct symbol *find_symbol(const struct symtab *t, const char *name
 }
 
 /*
- * This binary has exactly one RDPMC in its functions, at unit_rdpmc_site +
- * 1 (`max` bounds what is stored), and one outside them: not complete.
+ * This binary has exactly two RDPMCs in its functions that decode, at
+ * unit_rdpmc_site + 1 and unit_rdpmc_fep + 7 (`max` bounds what is
+ * stored), one in a function that does not and one outside them: not
+ * complete.
  */
 START_TEST(test_rdpmc_sites)
 {
-	const struct symbol *site, *bytes;
-	uint64_t sites[2] = { 0, 0 };
+	const struct symbol *site, *bytes, *fep;
+	uint64_t sites[3] = { 0, 0, 0 };
 	bool complete;
 	struct file_buf f;
 	struct symtab t;
@@ -95,6 +107,8 @@ START_TEST(test_rdpmc_sites)
 	ck_assert_int_eq(symtab_load(&t, f.data, f.size), 0);
 	site = find_symbol(&t, "unit_rdpmc_site");
 	bytes = find_symbol(&t, "unit_rdpmc_bytes");
+	fep = find_symbol(&t, "unit_rdpmc_fep");
+	ck_assert_ptr_nonnull(fep);
 	ck_assert_ptr_nonnull(site);
 	ck_assert_ptr_nonnull(bytes);
 	ck_assert_ptr_nonnull(site->code);
@@ -102,11 +116,14 @@ START_TEST(test_rdpmc_sites)
 	ck_assert_uint_eq(site->code[1], 0x0f);
 	ck_assert_uint_eq(site->code[2], 0x33);
 	ck_assert_uint_eq(bytes->code[1], 0x0f);
-	ck_assert_int_eq(rdpmc_sites_scan(&t, sites, 2, &complete), 1);
+	ck_assert_int_eq(rdpmc_sites_scan(&t, sites, 1, &complete), 2);
 	ck_assert(!complete);
 	ck_assert_uint_eq(sites[0], site->addr + 1);
 	ck_assert_uint_eq(sites[1], 0);
-	ck_assert_int_eq(rdpmc_sites_scan(&t, sites, 0, &complete), 1);
+	ck_assert_int_eq(rdpmc_sites_scan(&t, sites, 3, &complete), 2);
+	ck_assert_uint_eq(sites[1], fep->addr + 7);
+	ck_assert_uint_eq(sites[2], 0);
+	ck_assert_int_eq(rdpmc_sites_scan(&t, sites, 0, &complete), 2);
 	symtab_free(&t);
 	file_free(&f);
 }

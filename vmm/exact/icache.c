@@ -78,8 +78,9 @@ int icache_fetch(struct icache *c, const struct guest_mem *mem, const struct pag
 		 uint64_t rip, bool user, enum insn_mode mode, struct insn *out)
 {
 	size_t n = same_page_len(rip);
+	uint8_t buf[INSN_MAX_LEN];
 	struct icache_entry *e;
-	const uint8_t *p;
+	const uint8_t *p, *code;
 	uint64_t gpa;
 	int r;
 
@@ -89,6 +90,7 @@ int icache_fetch(struct icache *c, const struct guest_mem *mem, const struct pag
 	p = guest_mem_ptr(mem, gpa, n);
 	if (!p)
 		return -EFAULT;
+	code = p;
 	e = &c->e[icache_slot(gpa)];
 	if (e->gpa == gpa && e->mode == mode) {
 		if (!memcmp(e->bytes, p, e->insn.len)) {
@@ -99,7 +101,13 @@ int icache_fetch(struct icache *c, const struct guest_mem *mem, const struct pag
 		c->stale++;
 	}
 	c->misses++;
-	if (insn_decode(p, n, mode, out)) {
+	/* An RDPMC pmuvm turned into an RDMSR decodes as the RDPMC (mem/patch.c). */
+	if (mem->nr_patches) {
+		memcpy(buf, p, n);
+		if (guest_mem_unpatch(mem, gpa, buf, n))
+			code = buf;
+	}
+	if (insn_decode(code, n, mode, out)) {
 		/* Cut short by the page end, or really invalid. */
 		if (n == INSN_MAX_LEN)
 			return -EINVAL;

@@ -781,8 +781,9 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 		x->pending = x->pending && r->rip == x->rip;
 		return;
 	}
+	/* One turned into an RDMSR was answered at its MSR exit (pmu/rdpmc_trap.c). */
 	if ((x->insn.flags & INSN_RDPMC) && vcpu->vm->pmu->caps.rdpmc_by_kvm &&
-	    !exact_rdpmc_fixup(vcpu, r)) {
+	    !rdpmc_trap_at(vcpu, x->rip) && !exact_rdpmc_fixup(vcpu, r)) {
 		/* It faulted: not retired, and the #GP handler comes next. */
 		rdpmc_watch_stepped(vcpu, x->rip, false);
 		x->not_retired++;

@@ -27,6 +27,18 @@ int kvm_cap(int fd, int cap)
 	return r < 0 ? 0 : r;
 }
 
+int kvm_disable_vpmu(int vm_fd)
+{
+	struct kvm_enable_cap cap = {
+		.cap = KVM_CAP_PMU_CAPABILITY,
+		.args[0] = KVM_PMU_CAP_DISABLE,
+	};
+
+	if (!(kvm_cap(vm_fd, KVM_CAP_PMU_CAPABILITY) & KVM_PMU_CAP_DISABLE))
+		return -EOPNOTSUPP;
+	return ioctl(vm_fd, KVM_ENABLE_CAP, &cap) < 0 ? -errno : 0;
+}
+
 int kvm_open(const char *path, int *fd_out)
 {
 	int fd, api;

@@ -22,4 +22,10 @@ int kvm_check_caps(int kvm_fd, const char *hide);
 
 int kvm_cap(int fd, int cap);
 
+/*
+ * KVM_PMU_CAP_DISABLE for the VM `vm_fd`, before its first vCPU: 0,
+ * -EOPNOTSUPP where KVM does not offer it, or -errno.
+ */
+int kvm_disable_vpmu(int vm_fd);
+
 #endif

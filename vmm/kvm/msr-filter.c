@@ -46,10 +46,11 @@ int kvm_msr_filter_install(int vm_fd, const struct kvm_msr_span *spans, unsigned
 		/* A set bit lets KVM handle the MSR; a clear bit sends it to userspace. */
 		memset(bitmaps[i], 0xff, (n + 7) / 8);
 		for (m = 0; m < n; m++)
-			if (mine(ctx, spans[i].first + m))
+			if (spans[i].reads_only || mine(ctx, spans[i].first + m))
 				bitmaps[i][m / 8] &= (uint8_t)~(1u << (m % 8));
 		filter.ranges[i] = (struct kvm_msr_filter_range){
-			.flags = KVM_MSR_FILTER_READ | KVM_MSR_FILTER_WRITE,
+			.flags = KVM_MSR_FILTER_READ |
+				 (spans[i].reads_only ? 0 : KVM_MSR_FILTER_WRITE),
 			.nmsrs = n,
 			.base = spans[i].first,
 			.bitmap = bitmaps[i],

@@ -52,6 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kvm/kvm.h"
 #include "kvm/probe.h"
 
 #define PROBE_MEM	0x200000ULL
@@ -163,6 +164,8 @@ static int probe_create(int kvm_fd, struct probe *p, const uint8_t *code, size_t
 	p->vm = ioctl(kvm_fd, KVM_CREATE_VM, 0);
 	if (p->vm < 0)
 		return -errno;
+	/* As for pmuvm's own VMs (pmu/pmu.c), so the answers are theirs. */
+	kvm_disable_vpmu(p->vm);
 	p->mem = mmap(NULL, PROBE_MEM, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p->mem == MAP_FAILED) {
 		p->mem = NULL;

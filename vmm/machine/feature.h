@@ -45,6 +45,6 @@ struct vcpu_feature {
 };
 
 /* Up to this many features per VM. */
-#define VM_MAX_FEATURES		8
+#define VM_MAX_FEATURES		12
 
 #endif

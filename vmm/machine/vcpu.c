@@ -215,7 +215,7 @@ void vcpu_destroy(struct vcpu *vcpu)
 	vcpu->fd = -1;
 }
 
-uint64_t vcpu_get_msr(struct vcpu *vcpu, uint32_t index)
+int vcpu_read_msr(struct vcpu *vcpu, uint32_t index, uint64_t *data)
 {
 	struct {
 		struct kvm_msrs hdr;
@@ -223,8 +223,17 @@ uint64_t vcpu_get_msr(struct vcpu *vcpu, uint32_t index)
 	} m = { .hdr.nmsrs = 1, .e.index = index };
 
 	if (ioctl(vcpu->fd, KVM_GET_MSRS, &m) != 1)
-		return 0;
-	return m.e.data;
+		return -EIO;
+	*data = m.e.data;
+	return 0;
+}
+
+uint64_t vcpu_get_msr(struct vcpu *vcpu, uint32_t index)
+{
+	uint64_t v = 0;
+
+	vcpu_read_msr(vcpu, index, &v);
+	return v;
 }
 
 bool vcpu_warn_once(struct vcpu *vcpu, unsigned int what)

@@ -114,7 +114,9 @@ static inline int vcpu_state(struct vcpu *vcpu, struct kvm_regs **regs,
 	return 0;
 }
 
-/* The guest's MSR `index` as KVM holds it (KVM_GET_MSRS), or 0 if KVM cannot read it. */
+/* The guest's MSR `index` as KVM holds it (KVM_GET_MSRS): 0, or -EIO if KVM cannot read it. */
+int vcpu_read_msr(struct vcpu *vcpu, uint32_t index, uint64_t *data);
+/* The same, 0 if KVM cannot read it. */
 uint64_t vcpu_get_msr(struct vcpu *vcpu, uint32_t index);
 
 /* True the first time this vCPU warns about `what` (enum log_once_vcpu); thread-safe. */

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 
 #include "exitcode.h"
 #include "kvm/kvm.h"
@@ -43,16 +42,13 @@ uint32_t pmu_available_events(const struct pmuvm_config *cfg)
  */
 static bool pmu_disable_kvm_vpmu(struct vm *vm)
 {
-	struct kvm_enable_cap cap = {
-		.cap = KVM_CAP_PMU_CAPABILITY,
-		.args[0] = KVM_PMU_CAP_DISABLE,
-	};
+	int r = kvm_disable_vpmu(vm->vm_fd);
 
-	if (!(kvm_cap(vm->vm_fd, KVM_CAP_PMU_CAPABILITY) & KVM_PMU_CAP_DISABLE))
+	if (r == -EOPNOTSUPP)
 		return false;
-	if (ioctl(vm->vm_fd, KVM_ENABLE_CAP, &cap) < 0) {
+	if (r) {
 		pr_warn("cannot disable KVM's own vPMU (KVM_CAP_PMU_CAPABILITY): %s",
-			strerror(errno));
+			strerror(-r));
 		return false;
 	}
 	pr_info("KVM's own vPMU disabled for this VM (KVM_PMU_CAP_DISABLE)");
@@ -147,12 +143,25 @@ static bool pmu_msr_is_mine(const void *ctx, uint32_t msr)
 	return vpmu_msr_is_pmu(ctx, msr);
 }
 
-static int pmu_vm_init(struct vm *vm)
+int pmu_msr_filter_install(struct vm *vm, const struct kvm_msr_span *extra, unsigned int nr_extra)
 {
 	struct kvm_msr_span spans[KVM_MSR_FILTER_MAX_RANGES];
 	const struct vpmu_msr_span *model_spans;
 	unsigned int i, n;
 
+	n = vpmu_msr_spans(&vm->cfg->pmu, &model_spans);
+	if (n + nr_extra > KVM_MSR_FILTER_MAX_RANGES)
+		return -ENOSPC;
+	for (i = 0; i < n; i++)
+		spans[i] = (struct kvm_msr_span){ model_spans[i].first, model_spans[i].last, false };
+	for (i = 0; i < nr_extra; i++)
+		spans[n + i] = extra[i];
+	return kvm_msr_filter_install(vm->vm_fd, spans, n + nr_extra, pmu_msr_is_mine,
+				      &vm->cfg->pmu);
+}
+
+static int pmu_vm_init(struct vm *vm)
+{
 	vm->pmu = calloc(1, sizeof(*vm->pmu));
 	if (!vm->pmu) {
 		pr_err("out of memory");
@@ -160,10 +169,7 @@ static int pmu_vm_init(struct vm *vm)
 	}
 	vm->pmu->nr_image_rdpmc = -1;
 	vm->pmu->caps.kvm_vpmu_disabled = pmu_disable_kvm_vpmu(vm);
-	n = vpmu_msr_spans(&vm->cfg->pmu, &model_spans);
-	for (i = 0; i < n && i < KVM_MSR_FILTER_MAX_RANGES; i++)
-		spans[i] = (struct kvm_msr_span){ model_spans[i].first, model_spans[i].last };
-	if (kvm_msr_filter_install(vm->vm_fd, spans, n, pmu_msr_is_mine, &vm->cfg->pmu))
+	if (pmu_msr_filter_install(vm, NULL, 0))
 		return PMUVM_EXIT_NO_KVM;
 	pmu_probe_host(vm);
 	return 0;

@@ -21,8 +21,17 @@ struct kvm_cpuid2;
 void pmu_cpuid(struct vcpu *vcpu, struct kvm_cpuid2 *c);
 
 extern const struct vcpu_feature pmu_feature;
+
+struct vm;
+struct kvm_msr_span;
+/*
+ * KVM's MSR filter: the model's MSRs to pmuvm, and the `nr_extra` spans
+ * `extra` besides (rdpmc_trap.c): 0, or -errno.
+ */
+int pmu_msr_filter_install(struct vm *vm, const struct kvm_msr_span *extra, unsigned int nr_extra);
 /* RDPMC for unmodified guests (rdpmc.c). */
 extern const struct vcpu_feature pmu_rdpmc_feature;
 extern const struct vcpu_feature pmu_rdpmc_watch_feature;
+extern const struct vcpu_feature pmu_rdpmc_trap_feature;
 
 #endif

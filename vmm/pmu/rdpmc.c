@@ -28,7 +28,9 @@
  * that answers none; the breakpoint goes on once the guest gives one of
  * those counters a value or a control (at a WRMSR exit), so that a guest
  * that never uses them keeps DR0 for the kernel's return sites
- * (exact/krun.c). An RDPMC of such a counter still all zero #GPs.
+ * (exact/krun.c). An RDPMC of such a counter still all zero #GPs. Where
+ * the image's RDPMCs are RDMSRs (rdpmc_trap.c), those that run at CPL3
+ * #GP, and are completed here, from the start.
  */
 #include <errno.h>
 #include <string.h>
@@ -204,9 +206,14 @@ int rdpmc_value(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t rip, unsi
 {
 	struct paging_state ps = sregs_paging(s);
 	uint8_t insn[2];
+	uint64_t gpa;
 
-	if (guest_linear_read(&vcpu->vm->mem, &ps, rip, insn, sizeof(insn)) ||
-	    insn[0] != 0x0f || insn[1] != 0x33)
+	if (guest_linear_read(&vcpu->vm->mem, &ps, rip, insn, sizeof(insn)))
+		return -EINVAL;
+	/* One of the image's RDPMCs pmuvm turned into an RDMSR (rdpmc_trap.c). */
+	if (vcpu->vm->mem.nr_patches && !pagewalk(&vcpu->vm->mem, &ps, rip, 0, &gpa))
+		guest_mem_unpatch(&vcpu->vm->mem, gpa, insn, sizeof(insn));
+	if (insn[0] != 0x0f || insn[1] != 0x33)
 		return -EINVAL;
 	if (cpl > 0 && !(s->cr4 & X86_CR4_PCE))
 		return -EINVAL;		/* the #GP is real (SDM vol. 2 RDPMC) */
@@ -292,10 +299,13 @@ static bool rdpmc_debug_exit(struct vcpu *vcpu)
 static int rdpmc_vcpu_init(struct vcpu *vcpu)
 {
 	const struct pmu_host_caps *caps = &vcpu->vm->pmu->caps;
+	bool traps = vcpu->vm->pmu->nr_rdpmc_traps != 0;
 
-	if (!vcpu->vm->cfg->pmu.version || (caps->rdpmc_by_kvm && !caps->rdpmc_partly_by_kvm))
+	if (!vcpu->vm->cfg->pmu.version ||
+	    (caps->rdpmc_by_kvm && !caps->rdpmc_partly_by_kvm && !traps))
 		return VCPU_FEATURE_OFF;
-	vcpu->pmu->rdpmc.waiting = caps->rdpmc_partly_by_kvm;
+	/* An RDPMC turned into an RDMSR #GPs at CPL3 from the start. */
+	vcpu->pmu->rdpmc.waiting = caps->rdpmc_partly_by_kvm && !traps;
 	return 0;
 }
 

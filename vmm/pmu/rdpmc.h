@@ -57,15 +57,23 @@ struct rdpmc_watch {
 	unsigned int from_image;	/* watched from the start: the image's own (rdpmc_sites.c) */
 };
 
+/* The image's RDPMCs turned into RDMSRs (rdpmc_trap.c): per vCPU, for the report. */
+struct rdpmc_trap {
+	uint64_t hits;			/* RDMSR exits at one of them */
+	uint64_t answered;		/* ...completed as the RDPMC */
+	uint64_t faulted;		/* ...#GP(0) raised instead, as this PMU would */
+};
+
 struct kvm_sregs;
 struct symtab;
 struct vcpu;
 struct vm;
 
 /*
- * The RDPMC instructions in the functions of `t` (decoded as 64-bit code):
- * how many there are; the first `max` linear addresses go to `sites`.
- * *complete is false if some function did not decode to its end.
+ * The RDPMC instructions in the functions of `t` that decode (as 64-bit
+ * code) to their ends: how many there are; the first `max` linear
+ * addresses go to `sites`. *complete is false if some function did not, or
+ * the image may hold RDPMCs outside its functions.
  */
 int rdpmc_sites_scan(const struct symtab *t, uint64_t *sites, unsigned int max, bool *complete);
 /*
@@ -83,6 +91,14 @@ void rdpmc_sites_from_image(struct vm *vm, const uint8_t *image, size_t size);
  */
 int rdpmc_value(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t rip, unsigned int cpl,
 		uint32_t ecx, uint64_t *val);
+/*
+ * Turns the image's `n` RDPMCs at `sites` (linear addresses, identity
+ * mapped at load) into RDMSRs and routes those reads to pmuvm: 0, or
+ * -errno with none of them changed.
+ */
+int rdpmc_trap_image(struct vm *vm, const uint64_t *sites, unsigned int n);
+/* Is the instruction at linear address `rip` one of those RDMSRs, still in place? */
+bool rdpmc_trap_at(struct vcpu *vcpu, uint64_t rip);
 /* An RDPMC at `rip` retired without being stepped: the sources count it. */
 void rdpmc_retired(struct vcpu *vcpu, uint64_t rip, unsigned int cpl);
 

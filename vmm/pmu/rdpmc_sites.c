@@ -15,18 +15,37 @@
  * bytes 0F 33 anywhere in executable sections outside the functions (code
  * under an assembly label without .type, which cannot be decoded from a
  * known start) make the scan incomplete: then the windows look for them.
+ * A function that does not decode to its end gives no RDPMC at all: after
+ * bytes that are no instruction, none of its boundaries is to be trusted.
+ * A complete scan's RDPMCs are watched with breakpoints where there are
+ * enough of them (three); otherwise those found are turned into RDMSRs
+ * (rdpmc_trap.c), and where the scan is incomplete the windows look for
+ * the rest.
  *
  * Every function is decoded as 64-bit code: pmuvm's guests run in long
- * mode, and a multiboot image is 64-bit code in an ELF32 container.  The
- * few instructions of a 32-bit boot stub may decode differently, which can
- * at worst name an RDPMC that never runs there.
+ * mode, and a multiboot image is 64-bit code in an ELF32 container.  A
+ * 32-bit boot stub that decodes to its end as 64-bit code could name an
+ * RDPMC that is none there, and turning it into an RDMSR would change that
+ * code: boot stubs are assembly without .size, which the scan skips, and
+ * the bytes must be 0F 33 in guest memory, as loaded, to be changed.
  */
+#include <errno.h>
+#include <string.h>
+
 #include "exact/decode.h"
 #include "log.h"
 #include "machine/vm.h"
 #include "pmu/rdpmc.h"
 #include "pmu/vcpu_pmu.h"
 #include "profile/symbols.h"
+
+/*
+ * KVM's forced emulation prefix, UD2 and the bytes "kvm" (KVM's
+ * force_emulation_prefix parameter; kvm-unit-tests and KVM's selftests put
+ * it before instructions they want emulated): no instruction, though the
+ * bytes after UD2 would decode as one, and the next instruction after it.
+ */
+static const uint8_t kvm_fep[] = { 0x0f, 0x0b, 'k', 'v', 'm' };
 
 /* Bytes 0F 33 outside every sized function: an RDPMC the decode cannot see. */
 static bool rdpmc_bytes_outside_functions(const struct symtab *t)
@@ -55,6 +74,7 @@ int rdpmc_sites_scan(const struct symtab *t, uint64_t *sites, unsigned int max, 
 	*complete = true;
 	for (i = 0; i < t->nr; i++) {
 		const struct symbol *f = &t->syms[i];
+		unsigned int first = n;
 		uint64_t off = 0;
 
 		if (!f->code)
@@ -66,8 +86,20 @@ int rdpmc_sites_scan(const struct symtab *t, uint64_t *sites, unsigned int max, 
 		while (off < f->size) {
 			struct insn in;
 
+			if (f->size - off >= sizeof(kvm_fep) &&
+			    !memcmp(f->code + off, kvm_fep, sizeof(kvm_fep))) {
+				off += sizeof(kvm_fep);
+				continue;
+			}
 			if (insn_decode(f->code + off, f->size - off, INSN_MODE_64, &in) || !in.len) {
-				*complete = false;	/* data in the function: the rest is unknown */
+				/*
+				 * Data in the function, or code of another mode:
+				 * none of its boundaries is to be trusted.
+				 */
+				*complete = false;
+				while (n > first)
+					if (--n < max)
+						sites[n] = 0;
 				break;
 			}
 			if (in.flags & INSN_RDPMC) {
@@ -86,9 +118,10 @@ int rdpmc_sites_scan(const struct symtab *t, uint64_t *sites, unsigned int max, 
 void rdpmc_sites_from_image(struct vm *vm, const uint8_t *image, size_t size)
 {
 	struct vm_pmu *p = vm->pmu;
+	uint64_t sites[MEM_PATCH_MAX];
 	struct symtab t;
 	bool complete;
-	int n;
+	int n, r;
 
 	if (!p || !p->caps.rdpmc_by_kvm || !p->caps.hw_breakpoints)
 		return;
@@ -96,14 +129,27 @@ void rdpmc_sites_from_image(struct vm *vm, const uint8_t *image, size_t size)
 		symtab_free(&t);
 		return;
 	}
-	n = rdpmc_sites_scan(&t, p->image_rdpmc, GUEST_DEBUG_WATCH_MAX, &complete);
+	n = rdpmc_sites_scan(&t, sites, MEM_PATCH_MAX, &complete);
 	symtab_free(&t);
-	if (n > GUEST_DEBUG_WATCH_MAX || !complete) {
-		pr_info("RDPMC: %s: they are found after PMU MSR accesses",
-			complete ? "the image has more RDPMC instructions than breakpoints" :
-				   "not all of the image's functions decode");
+	/* Breakpoints leave the guest's code as it is: first choice. */
+	if (complete && n <= GUEST_DEBUG_WATCH_MAX) {
+		memcpy(p->image_rdpmc, sites, sizeof(sites[0]) * (unsigned int)n);
+		p->nr_image_rdpmc = n;
+		pr_info("RDPMC: the image's %d RDPMC instruction(s) are watched with breakpoints", n);
 		return;
 	}
-	p->nr_image_rdpmc = n;
-	pr_info("RDPMC: the image's %d RDPMC instruction(s) are watched with breakpoints", n);
+	r = !n ? 0 : n > MEM_PATCH_MAX ? -E2BIG : rdpmc_trap_image(vm, sites, (unsigned int)n);
+	if (r)
+		pr_info("RDPMC: the image's %d RDPMC instructions cannot be turned into RDMSRs (%s)",
+			n, strerror(-r));
+	else if (n)
+		pr_info("RDPMC: the image's %d RDPMC instructions are turned into RDMSRs that exit to pmuvm",
+			n);
+	if (!complete || r) {
+		pr_info("RDPMC: %s: they are found after PMU MSR accesses",
+			complete ? "the image's RDPMCs stay as they are" :
+			"not all of the image's functions decode, or it has RDPMCs outside them");
+		return;
+	}
+	p->nr_image_rdpmc = 0;	/* all known: no discovery windows */
 }

@@ -68,7 +68,9 @@ static void rdpmc_watch_learn(struct vcpu *vcpu, uint64_t rip)
 
 void rdpmc_watch_stepped(struct vcpu *vcpu, uint64_t rip, bool rdpmc)
 {
-	if (rdpmc && vcpu->vm->pmu->caps.hw_breakpoints && vcpu->pmu->exact)
+	/* The image's RDPMCs turned into RDMSRs need no watching (rdpmc_trap.c). */
+	if (rdpmc && vcpu->vm->pmu->caps.hw_breakpoints && vcpu->pmu->exact &&
+	    !rdpmc_trap_at(vcpu, rip))
 		rdpmc_watch_learn(vcpu, rip);
 	rdpmc_window_step(&vcpu->pmu->rdpmc_watch, vcpu->dbg.nr_watch);
 }

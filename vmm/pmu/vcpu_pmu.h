@@ -46,6 +46,8 @@ struct vm_pmu {
 	/* The image's RDPMCs, all of them, watched from the start (rdpmc_sites.c); -1: not known. */
 	int nr_image_rdpmc;
 	uint64_t image_rdpmc[GUEST_DEBUG_WATCH_MAX];
+	/* ...or, where there are more, each turned into an RDMSR (rdpmc_trap.c): how many. */
+	unsigned int nr_rdpmc_traps;
 };
 
 struct vcpu_pmu {
@@ -66,6 +68,7 @@ struct vcpu_pmu {
 
 	struct rdpmc_state rdpmc;
 	struct rdpmc_watch rdpmc_watch;
+	struct rdpmc_trap rdpmc_trap;
 	uint64_t pmis_delivered;
 	uint64_t pmis_masked;		/* requested while LVTPC was masked: dropped */
 	uint64_t pmis_nmi;

@@ -1,0 +1,157 @@
+/*
+ * rdpmc_late: RDPMC long after the counters were last touched, as
+ * kvm-unit-tests' x86/pmu and Linux's perf read them. Where KVM answers
+ * RDPMC itself, such a read is neither stepped nor watched by pmuvm (the
+ * image holds more RDPMCs than there are breakpoints, and every read comes
+ * after a spin longer than any discovery window): it reads KVM's counter,
+ * which pmuvm keeps loaded with its own values (pmu/rdpmc_load.c). Each
+ * read must return the counter as a CPU with this PMU would:
+ *   - every GP counter, then every fixed counter, written and read back;
+ *   - GP 0 counting instructions at CPL0, stopped, read by RDPMC and RDMSR;
+ *   - fixed counter 1 counting core cycles, stopped, the same;
+ *   - an RDPMC while instructions are counted retires exactly once;
+ *   - an RDPMC of no counter, or in fast-read mode, #GPs;
+ *   - at CPL3 it #GPs without CR4.PCE and reads the counter with it;
+ *   - RDMSR of the MSRs those RDMSRs read, elsewhere, is RDMSR as ever;
+ *   - a site the guest writes back to RDPMC is an RDPMC again.
+ * Where pmuvm turns the image's RDPMCs into RDMSRs (pmu/rdpmc_trap.c), every
+ * one of these reads goes through it: at CPL0 as an RDMSR exit, at CPL3 as
+ * the #GP the RDMSR raises there.
+ * The reads of GP k and fixed k come one after the other: KVM's RDPMC on
+ * AMD answers both from one counter, which holds one value at a time.
+ */
+#include "rdpmc_common.h"
+
+#define SPIN	5000	/* iterations of two instructions: past any discovery window */
+
+static void spin(void)
+{
+	unsigned int n = SPIN;
+
+	asm volatile("1: dec %0\n\tjnz 1b" : "+r"(n));
+}
+
+/* Four RDPMC sites, each in its own function. */
+static __attribute__((noinline)) uint64_t read_gp(unsigned int i)
+{
+	return rdpmc(i);
+}
+
+static __attribute__((noinline)) uint64_t read_fixed(unsigned int i)
+{
+	return rdpmc((uint32_t)RDPMC_FIXED | i);
+}
+
+static __attribute__((noinline)) uint64_t read_gp0_counted(void)
+{
+	return rdpmc(0);
+}
+
+static __attribute__((noinline)) uint64_t read_fixed1_counted(void)
+{
+	return rdpmc((uint32_t)RDPMC_FIXED | 1);
+}
+
+/* A function with a type and a size: the image's scan (vmm/pmu/rdpmc_sites.c) decodes it. */
+asm(".text\n.globl seq_rdpmc\n.type seq_rdpmc, @function\nseq_rdpmc:\n" SEQ_RDPMC_BODY
+    ".size seq_rdpmc, . - seq_rdpmc\n");
+
+int main(void)
+{
+	struct pmu_cfg cfg = pmu_cfg_read();
+	volatile uint8_t *code;
+	struct user_read u;
+	uint64_t v, m;
+	unsigned int i;
+
+	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_gp >= 1 && cfg.nr_fixed >= 2);
+	for (i = 0; i < cfg.nr_gp; i++) {
+		wrmsr(MSR_IA32_PMC0 + i, 0x300 + i);
+		spin();
+		v = read_gp(i);
+		GUEST_ASSERT_EQ(v, 0x300 + i);
+	}
+	for (i = 0; i < cfg.nr_fixed; i++) {
+		wrmsr(MSR_IA32_FIXED_CTR0 + i, 0x400 + i);
+		spin();
+		v = read_fixed(i);
+		GUEST_ASSERT_EQ(v, 0x400 + i);
+	}
+	test_ok("rdpmc late of every counter");
+
+	wrmsr(MSR_IA32_PMC0, 0);
+	wrmsr(MSR_IA32_PERFEVTSEL0, EVTSEL_EN | EVTSEL_OS | PMU_EVENT_INSTRUCTIONS);
+	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 1);
+	spin();
+	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);
+	spin();
+	v = read_gp0_counted();
+	m = rdmsr(MSR_IA32_PMC0);
+	printf("rdpmc_late: GP 0 counted %llu instructions, RDPMC read %llu\n",
+	       (unsigned long long)m, (unsigned long long)v);
+	GUEST_ASSERT(m >= 2 * SPIN);
+	GUEST_ASSERT_EQ(v, m);
+	wrmsr(MSR_IA32_PERFEVTSEL0, 0);
+	test_ok("rdpmc late of a stopped instruction counter");
+
+	wrmsr(MSR_IA32_FIXED_CTR0 + 1, 0);
+	wrmsr(MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_OS(1));
+	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, GLOBAL_CTRL_FIXED(1));
+	spin();
+	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);
+	spin();
+	v = read_fixed1_counted();
+	m = rdmsr(MSR_IA32_FIXED_CTR0 + 1);
+	printf("rdpmc_late: fixed 1 counted %llu cycles, RDPMC read %llu\n",
+	       (unsigned long long)m, (unsigned long long)v);
+	GUEST_ASSERT(m > 0);
+	GUEST_ASSERT_EQ(v, m);
+	test_ok("rdpmc late of a stopped cycle counter");
+
+	wrmsr(MSR_IA32_FIXED_CTR_CTRL, 0);
+	wrmsr(MSR_IA32_PMC0, 0x1234);
+	wrmsr(MSR_IA32_FIXED_CTR0, 0);
+	wrmsr(MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_OS(0));
+	v = seq_rdpmc();
+	GUEST_ASSERT_EQ(v, 0x1234);
+	GUEST_ASSERT_EQ(rdmsr(MSR_IA32_FIXED_CTR0), 7);
+	wrmsr(MSR_IA32_FIXED_CTR_CTRL, 0);
+	test_ok("rdpmc retires once while counted");
+
+	GUEST_ASSERT_EQ(rdpmc_safe(cfg.nr_gp, &v), VEC_GP);
+	GUEST_ASSERT_EQ(rdpmc_safe(RDPMC_FAST | 0, &v), VEC_GP);
+	test_ok("rdpmc of no counter faults");
+
+	wrmsr(MSR_IA32_FIXED_CTR0 + 1, 0x77);
+	spin();
+	write_cr4(read_cr4() & ~CR4_PCE);
+	u = (struct user_read){ .ecx = RDPMC_FIXED | 1 };
+	rt_run_user(user_rdpmc, (uint64_t)&u);
+	GUEST_ASSERT_EQ(u.vector, VEC_GP);
+	write_cr4(read_cr4() | CR4_PCE);
+	u = (struct user_read){ .ecx = RDPMC_FIXED | 1 };
+	rt_run_user(user_rdpmc, (uint64_t)&u);
+	GUEST_ASSERT_EQ(u.vector, 0);
+	GUEST_ASSERT_EQ(u.val, 0x77);
+	write_cr4(read_cr4() & ~CR4_PCE);
+	test_ok("rdpmc late at cpl3");
+
+	/* MSR 0 is P5_MC_ADDR, which KVM reads as 0; MSR 2 is none. */
+	GUEST_ASSERT_EQ(rdmsr_safe(0, &v), 0);
+	GUEST_ASSERT_EQ(v, 0);
+	GUEST_ASSERT_EQ(rdmsr_safe(2, &v), VEC_GP);
+	test_ok("rdmsr of the msrs rdpmc names");
+
+	/* The guest's own code: an RDMSR where pmuvm turned the RDPMC into one. */
+	code = (volatile uint8_t *)read_gp;
+	for (i = 0; i < 32 && !(code[i] == 0x0f && (code[i + 1] == 0x33 || code[i + 1] == 0x32)); i++)
+		;
+	GUEST_ASSERT(i < 32);
+	printf("rdpmc_late: read_gp's RDPMC reads as 0f %02x\n", code[i + 1]);
+	code[i + 1] = 0x33;
+	wrmsr(MSR_IA32_PMC0 + cfg.nr_gp - 1, 0x555);
+	spin();
+	GUEST_ASSERT_EQ(read_gp(cfg.nr_gp - 1), 0x555);
+	test_ok("a site written back is an rdpmc");
+	return 0;
+}
