@@ -117,28 +117,38 @@ system_native() {
 }
 
 # When the lab itself fails (pmuvm-lab's status 125: QEMU, its boot, its
-# kernel stalled), a new lab runs the suites from the one it cut short on,
-# once; the results of the suites before it are kept.
+# kernel stalled or panicked), a new lab runs the suites from the one it cut
+# short on, up to LAB_RETRIES times; the results of the suites before it
+# are kept. The lab's kernel has panicked under test_ntpmu_etw_amd (a known
+# fault of its nested SVM, tests/lab/known-failures) twice in a row in one
+# CI run: one new lab was not enough.
+LAB_RETRIES=2
+
 system_lab() {
 	what="system tests in the lab (kvm_amd, nested SVM under QEMU TCG)"
 	log=$O/tests/system-lab.log
 	echo "== $what"
-	run_logged "$log" tests/lab/pmuvm-lab "$O/tests/system-tests"
-	if [ "$run_st" = 125 ]; then
-		started=$(grep -c '^Running suite(s): ' "$log")
-		kept=$((started > 0 ? started - 1 : 0))
-		echo "pmuvm: the lab failed (status 125) in its suite $started; a new lab runs the suites from there"
-		awk -v n="$started" '/^Running suite\(s\): / { c++ } c < n' "$log" >"$log.before"
+	run_logged "$log.cur" tests/lab/pmuvm-lab "$O/tests/system-tests"
+	: >"$log.kept"
+	skipped=0 retries=0
+	while [ "$run_st" = 125 ] && [ "$retries" -lt "$LAB_RETRIES" ]; do
+		started=$(grep -c '^Running suite(s): ' "$log.cur")
+		cut=$((started > 0 ? started - 1 : 0))
+		awk -v n="$started" '/^Running suite\(s\): / { c++ } c < n' "$log.cur" >"$log.before"
 		done_before=$(grep -c -E '^(not )?ok [0-9]+ - ' "$log.before")
-		export PMUVM_TESTS_SKIP="$kept"
-		run_logged "$log.again" tests/lab/pmuvm-lab "$O/tests/system-tests"
-		unset PMUVM_TESTS_SKIP
+		skipped=$((skipped + cut))
+		retries=$((retries + 1))
+		echo "pmuvm: the lab failed (status 125) in its suite $((skipped + 1)); a new lab runs the suites from there ($retries of $LAB_RETRIES)"
 		{
 			cat "$log.before"
 			echo "total: $done_before checks run (before the lab failed)"
-			cat "$log.again"
-		} >"$log"
-	fi
+		} >>"$log.kept"
+		export PMUVM_TESTS_SKIP="$skipped"
+		run_logged "$log.cur" tests/lab/pmuvm-lab "$O/tests/system-tests"
+		unset PMUVM_TESTS_SKIP
+	done
+	cat "$log.kept" "$log.cur" >"$log"
+	rm -f "$log.kept" "$log.before"
 	count_log "$log" "$what" "$run_st" tests/lab/known-failures
 }
 
