@@ -1,24 +1,20 @@
 /*
  * rdpmc_late: RDPMC long after the counters were last touched, as
  * kvm-unit-tests' x86/pmu and Linux's perf read them. Where KVM answers
- * RDPMC itself, such a read is neither stepped nor watched by pmuvm (the
- * image holds more RDPMCs than there are breakpoints, and every read comes
- * after a spin longer than any discovery window): it reads KVM's counter,
- * which pmuvm keeps loaded with its own values (pmu/rdpmc_load.c). Each
- * read must return the counter as a CPU with this PMU would:
+ * RDPMC itself, no discovery window finds such a read (every read comes
+ * after a spin longer than any window) and the image holds more RDPMCs than
+ * there are breakpoints: pmuvm turns them into RDMSRs (pmu/rdpmc_trap.c),
+ * and every read here goes through that, at CPL0 as an RDMSR exit, at CPL3
+ * as the #GP the RDMSR raises there. Each read must return what a CPU with
+ * this PMU would:
  *   - every GP counter, then every fixed counter, written and read back;
  *   - GP 0 counting instructions at CPL0, stopped, read by RDPMC and RDMSR;
  *   - fixed counter 1 counting core cycles, stopped, the same;
  *   - an RDPMC while instructions are counted retires exactly once;
  *   - an RDPMC of no counter, or in fast-read mode, #GPs;
  *   - at CPL3 it #GPs without CR4.PCE and reads the counter with it;
- *   - RDMSR of the MSRs those RDMSRs read, elsewhere, is RDMSR as ever;
+ *   - an RDMSR of the MSRs an RDPMC's ECX names, elsewhere, is an RDMSR;
  *   - a site the guest writes back to RDPMC is an RDPMC again.
- * Where pmuvm turns the image's RDPMCs into RDMSRs (pmu/rdpmc_trap.c), every
- * one of these reads goes through it: at CPL0 as an RDMSR exit, at CPL3 as
- * the #GP the RDMSR raises there.
- * The reads of GP k and fixed k come one after the other: KVM's RDPMC on
- * AMD answers both from one counter, which holds one value at a time.
  */
 #include "rdpmc_common.h"
 
