@@ -210,7 +210,8 @@ system: test-bins
 	PMUVM=$(PMUVM) GUEST_DIR=$(O)/guests $(SYSTEM_BIN)
 
 # The Linux guests' initramfs with Debian's perf and the test programs
-# (README, "Linux guests"); it prints the cached kernel to boot it with.
+# (docs/linux-guests.md, "perf in the guest"); it prints the cached kernel to
+# boot it with.
 .PHONY: linux-image
 linux-image:
 	@$(MAKE) --no-print-directory deps
@@ -219,7 +220,8 @@ linux-image:
 	@tests/linux/mkinitramfs --perf $(O)/linux/perf.cpio
 	@echo "pmuvm: $(O)/linux/perf.cpio"
 
-# QEMU/KVM and pmuvm side by side on the compare guest (README).
+# QEMU/KVM and pmuvm side by side on the compare guest (docs/qemu.md,
+# "Comparing with QEMU/KVM").
 .PHONY: compare compare-linux
 compare:
 	@$(MAKE) --no-print-directory deps
@@ -250,8 +252,7 @@ bench: all
 	fi
 
 # The guest SDK: the runtime and ntpmu as one static library, their public
-# headers, the linker script and a pkg-config file (README, "Building a
-# guest out of tree").
+# headers, the linker script and a pkg-config file (docs/guest-sdk.md).
 SDK_HEADERS := $(sort $(wildcard include/nt/*.h include/pmu/*.h \
 	guest-shim/include/*.h guest-shim/include/*/*.h))
 SDK_INCDIR = $(PREFIX)/include/pmuvm-guest

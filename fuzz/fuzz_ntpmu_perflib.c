@@ -1,7 +1,7 @@
 /*
  * libFuzzer target: the PERF_COUNTER_IDENTIFIER block parser of
  * PerfAddCounters/PerfDeleteCounters (guest-shim/ntpmu/ntpmu_perf_blocks.c,
- * seed 003).  The input is the caller's buffer, copied to an exact-size
+ * docs/windows-api.md 6.3).  The input is the caller's buffer, copied to an exact-size
  * heap block so ASan flags any read or write outside it.  Invariants: an
  * accepted sequence tiles the buffer exactly; an accepted block's name and
  * its NUL lie inside the block and within PERF_MAX_INSTANCE_NAME units.

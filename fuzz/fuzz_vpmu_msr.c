@@ -142,13 +142,13 @@ static struct msr_view view(const struct enumeration *e, uint32_t msr)
 	unsigned int i, x;
 
 	if (in(msr, MSR_IA32_PMC0, 8, &x)) {
-		/* Spec 2.1: reads return value & MASK_gp. */
+		/* docs/intel-pmu.md 2.1: reads return value & MASK_gp. */
 		v = (struct msr_view){ yes(x < e->nr_gp), MASK(e->gp_width), false };
 	} else if (in(msr, MSR_IA32_A_PMC0, 8, &x)) {
 		v = (struct msr_view){ yes(x < e->nr_gp && e->fw_write), MASK(e->gp_width), true };
 	} else if (in(msr, MSR_IA32_PERFEVTSEL0, 8, &x)) {
 		/*
-		 * Spec 2.2: bits 31:0 but AnyThread (21) unless enumerated; 34
+		 * docs/intel-pmu.md 2.2: bits 31:0 but AnyThread (21) unless enumerated; 34
 		 * with PEBS_BASELINE. 32/33 need TSX and 35/36/47:40 leaf 0x23,
 		 * neither of which the model advertises: reserved.
 		 */
@@ -166,7 +166,7 @@ static struct msr_view view(const struct enumeration *e, uint32_t msr)
 		v = (struct msr_view){ YES, ~0ULL, false };
 	} else if (msr == MSR_IA32_DEBUGCTL) {
 		/*
-		 * Spec 2.9: bits 0, 1, 6-15 are defined; 11/12 need PDCM and
+		 * docs/intel-pmu.md 2.9: bits 0, 1, 6-15 are defined; 11/12 need PDCM and
 		 * version > 1, 14 needs PERF_CAPABILITIES[12]. 6-10, 13, 15
 		 * belong to features outside this table: allowed.
 		 */
@@ -179,10 +179,13 @@ static struct msr_view view(const struct enumeration *e, uint32_t msr)
 	} else if (msr == MSR_PERF_METRICS) {
 		v = (struct msr_view){ yes(e->perf_metrics), ~0ULL, false };
 	} else if (msr == MSR_IA32_PERF_CAPABILITIES) {
-		/* Spec 1.4: 63:20 reserved, 18 reported 0. */
+		/* docs/intel-pmu.md 1.4: 63:20 reserved, 18 reported 0. */
 		v = (struct msr_view){ yes(e->pdcm), GENMASK_ULL(19, 0) & ~BIT_ULL(18), false };
 	} else if (msr == MSR_IA32_FIXED_CTR_CTRL) {
-		/* Spec 2.3: EN_OS, EN_USR, PMI per counter; ANY if enumerated; 32+4i adaptive. */
+		/*
+		 * docs/intel-pmu.md 2.3: EN_OS, EN_USR, PMI per counter; ANY if
+		 * enumerated; 32+4i adaptive.
+		 */
 		v.exists = yes(e->version >= 2);
 		for (i = 0; i < 8; i++) {
 			if (!(e->fixed & (1u << i)))
@@ -195,7 +198,7 @@ static struct msr_view view(const struct enumeration *e, uint32_t msr)
 		}
 		v.exact = true;
 	} else if (msr == MSR_IA32_PERF_GLOBAL_STATUS) {
-		/* Spec 2.5; 55 (PT) and 60 (SGX) depend on the host: allowed. */
+		/* docs/intel-pmu.md 2.5; 55 (PT) and 60 (SGX) depend on the host: allowed. */
 		v.exists = yes(e->version >= 2);
 		v.allowed = ctr | GLOBAL_STATUS_TRACE_TOPA_PMI | GLOBAL_STATUS_ASCI |
 			    GLOBAL_STATUS_BUFFER_OVF | GLOBAL_STATUS_COND_CHGD;
@@ -206,12 +209,12 @@ static struct msr_view view(const struct enumeration *e, uint32_t msr)
 		if (e->version > 2)
 			v.allowed |= GLOBAL_STATUS_OVF_UNCORE;
 	} else if (msr == MSR_IA32_PERF_GLOBAL_CTRL) {
-		/* Spec 2.4. */
+		/* docs/intel-pmu.md 2.4. */
 		v.exists = yes(e->version >= 2);
 		v.allowed = ctr | (e->perf_metrics ? BIT_ULL(48) : 0);
 		v.exact = true;
 	} else if (msr == MSR_IA32_PERF_GLOBAL_OVF_CTRL) {
-		/* Spec 2.6: the clearable bits. */
+		/* docs/intel-pmu.md 2.6: the clearable bits. */
 		v.exists = yes(e->version >= 2);
 		v.allowed = ctr | GLOBAL_STATUS_TRACE_TOPA_PMI | GLOBAL_STATUS_OVF_UNCORE |
 			    GLOBAL_STATUS_BUFFER_OVF | GLOBAL_STATUS_COND_CHGD;
@@ -219,15 +222,15 @@ static struct msr_view view(const struct enumeration *e, uint32_t msr)
 			v.allowed |= GLOBAL_STATUS_LBR_FRZ | GLOBAL_STATUS_CTR_FRZ |
 				     GLOBAL_STATUS_ASCI;
 	} else if (msr == MSR_IA32_PERF_GLOBAL_STATUS_SET) {
-		/* Spec 2.7: counter bits, 55, 58-62. */
+		/* docs/intel-pmu.md 2.7: counter bits, 55, 58-62. */
 		v.exists = yes(e->version >= 4);
 		v.allowed = ctr | GLOBAL_STATUS_TRACE_TOPA_PMI | GENMASK_ULL(62, 58);
 	} else if (msr == MSR_IA32_PERF_GLOBAL_INUSE) {
-		/* Spec 2.8. */
+		/* docs/intel-pmu.md 2.8. */
 		v = (struct msr_view){ yes(e->version >= 4), ctr | GLOBAL_INUSE_PMI, false };
 	} else if (msr == MSR_IA32_PEBS_ENABLE) {
 		/*
-		 * Spec 2.11 and 6: with baseline every counter; without, the GP
+		 * docs/intel-pmu.md 2.11 and 6: with baseline every counter; without, the GP
 		 * counters (KVM) plus the load-latency bits 35:32 of PMC0-3 (SDM
 		 * formats 1-3). Exists with a PEBS format (KVM).
 		 */
@@ -241,12 +244,12 @@ static struct msr_view view(const struct enumeration *e, uint32_t msr)
 	} else if (msr == MSR_PEBS_DATA_CFG) {
 		v = (struct msr_view){ yes(e->baseline), PEBS_DATACFG_VALID, true };
 	} else if (msr == MSR_PEBS_LD_LAT_THRESHOLD) {
-		/* Spec 2.13: bits 15:0. When it exists is not stated. */
+		/* docs/intel-pmu.md 2.13: bits 15:0. When it exists is not stated. */
 		v = (struct msr_view){ UNSPECIFIED, GENMASK_ULL(15, 0), true };
 	} else if (msr == MSR_PEBS_FRONTEND) {
 		v = (struct msr_view){ UNSPECIFIED, ~0ULL, false };
 	} else if (msr == MSR_IA32_DS_AREA) {
-		/* Spec 2.10: valid iff CPUID DS; canonical is checked separately. */
+		/* docs/intel-pmu.md 2.10: valid iff CPUID DS; canonical is checked separately. */
 		v = (struct msr_view){ yes(e->ds), ~0ULL, true };
 	}
 	return v;
@@ -298,7 +301,7 @@ static void check_msr(struct vpmu *pmu, const struct enumeration *e, uint32_t ms
 }
 
 /*
- * Spec 2.1: ECX[31:16] is the type, 0 (GP) or 0x4000 (fixed); 0x6000
+ * docs/intel-pmu.md 2.1: ECX[31:16] is the type, 0 (GP) or 0x4000 (fixed); 0x6000
  * (PERF_METRICS) only with PERF_CAPABILITIES[15]; any other type or index
  * #GPs. Types with the legacy fast-read bit 31 may #GP or return the low
  * 32 bits (KUT accepts both).
@@ -354,7 +357,7 @@ static void check_unchanged(const struct vpmu *before, const struct vpmu *after,
 	check(!memcmp(before, after, sizeof(*before)), what, msr);
 }
 
-/* Spec 2.1 and 2.6/2.7: what a successful write must leave behind. */
+/* docs/intel-pmu.md 2.1 and 2.6/2.7: what a successful write must leave behind. */
 static void check_write(struct vpmu *pmu, const struct enumeration *e, uint32_t msr,
 			uint64_t data)
 {
@@ -363,7 +366,7 @@ static void check_write(struct vpmu *pmu, const struct enumeration *e, uint32_t 
 	unsigned int x;
 
 	check(v.exists != NO, "WRMSR of an MSR that does not exist succeeds", msr);
-	/* Spec 1.4, 2.5, 2.8: read-only to the guest, a WRMSR #GPs. */
+	/* docs/intel-pmu.md 1.4, 2.5, 2.8: read-only to the guest, a WRMSR #GPs. */
 	check(msr != MSR_IA32_PERF_CAPABILITIES && msr != MSR_IA32_PERF_GLOBAL_STATUS &&
 	      msr != MSR_IA32_PERF_GLOBAL_INUSE, "WRMSR of a read-only MSR succeeds", msr);
 	check(vpmu_rdmsr(pmu, msr, &val) == VPMU_OK, "written MSR cannot be read", msr);
@@ -606,7 +609,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check(vpmu_rdmsr(&pmu, MSR_IA32_MISC_ENABLE, &e.misc_ro) == VPMU_OK,
 	      "MISC_ENABLE unreadable", MSR_IA32_MISC_ENABLE);
 	e.misc_ro &= MISC_ENABLE_EMON | MISC_ENABLE_BTS_UNAVAIL | MISC_ENABLE_PEBS_UNAVAIL;
-	/* Spec 1.1: EMON is 1 with a PMU; PEBS_UNAVAILABLE is 0 when PEBS is exposed. */
+	/* docs/intel-pmu.md 1.1: EMON is 1 with a PMU; PEBS_UNAVAILABLE 0 with PEBS. */
 	check(!!(e.misc_ro & MISC_ENABLE_EMON) == (e.version > 0), "MISC_ENABLE.EMON", 0);
 	check(!(e.misc_ro & MISC_ENABLE_PEBS_UNAVAIL) == (e.ds && e.pebs_fmt),
 	      "MISC_ENABLE.PEBS_UNAVAILABLE", 0);

@@ -46,7 +46,7 @@ def run_guest(name, append, cpus=1, env=None, valgrind=None, may_fail=False):
         e["PMUVM_BENCH_TIMING"] = "1"      # the report's vcpus[].bench (vmm/machine/run.c)
         e.update(env or {})
         p = subprocess.run(cmd, env=e, capture_output=True, text=True)
-        # 1: the guest passed, 3: an assertion failed (README "Exit status")
+        # 1: the guest passed, 3: an assertion failed (pmuvm(1), EXIT STATUS)
         if p.returncode != 1 and not (may_fail and p.returncode == 3):
             die("%s %r failed with status %d:\n%s%s" % (name, append, p.returncode,
                                                        p.stdout[-3000:], p.stderr[-3000:]))
@@ -513,7 +513,7 @@ def table(m, r):
 
 
 def markdown(m, r):
-    """The README's table (README "Benchmarks")."""
+    """The summary table of build/bench.md (docs/benchmarks.md, "Reading the results")."""
     msr, smp, ex, pmi = r["msr"], r["sample"], r["exact"], r["pmi"]
     c1 = smp["cpus1"]
     rows = [

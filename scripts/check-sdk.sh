@@ -3,7 +3,7 @@
 # PREFIX=/usr, the man page renders, the out-of-tree guest tests/sdk/ builds
 # from the installed files alone (pkg-config pmuvm-guest with the sysroot in
 # DESTDIR, and gcc), and the installed pmuvm boots it to a pass, status 1
-# (README, "Exit status"): on this machine's KVM, or in the lab where that
+# (pmuvm(1), EXIT STATUS): on this machine's KVM, or in the lab where that
 # is unusable. Run by scripts/run-tests.sh with the build dir as $1.
 set -u
 O=${1:-build}
@@ -90,7 +90,7 @@ else
 	cat "$tmp/gcc.log"
 	exit 1
 fi
-# pmuvm boots multiboot ELF32 images (README, "The machine a guest sees").
+# pmuvm boots multiboot ELF32 images (docs/machine.md, "Boot").
 if readelf -h "$tmp/src/sdk_guest.elf" | grep -q 'Class: *ELF32'; then
 	ok "the guest is an ELF32 image"
 else

@@ -12,8 +12,11 @@ PKGS="$PKGS clang libclang-rt-14-dev"
 PKGS="$PKGS cpio"
 # The Linux guests' perf image (tests/linux/mkinitramfs --perf): Debian's perf.
 PKGS="$PKGS linux-perf"
-# ...and rr, recorded and replayed in that image (README "rr in the guest").
+# ...and rr, recorded and replayed in that image (docs/linux-guests.md,
+# "rr in the guest").
 PKGS="$PKGS rr"
+# scripts/check-comments.sh and make bench (scripts/bench.py) are Python.
+PKGS="$PKGS python3"
 
 missing=""
 for p in $PKGS; do

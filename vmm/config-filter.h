@@ -1,6 +1,6 @@
 /*
  * --event-filter FILE: reads the operator's PMU event filter (format in
- * README.md, "Event filter") into a vpmu_filter.
+ * docs/machine.md, "Event filter") into a vpmu_filter.
  */
 #ifndef PMUVM_EVENT_FILTER_H
 #define PMUVM_EVENT_FILTER_H

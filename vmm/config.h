@@ -10,7 +10,7 @@
 #define PMUVM_MAX_MODULES	16
 #define PMUVM_MAX_CPUS		4096	/* x2APIC IDs; above 255 guests need x2APIC */
 
-/* The CPU vendor the guest sees (CPUID leaf 0, README "The machine a guest sees"). */
+/* The CPU vendor the guest sees (CPUID leaf 0, docs/machine.md, "CPU vendor and PMU"). */
 enum cpu_vendor {
 	CPU_VENDOR_HOST,	/* the host's identity, unchanged */
 	CPU_VENDOR_INTEL,
@@ -43,13 +43,13 @@ struct pmuvm_config {
 	/*
 	 * --exact on (default): instructions and branches, counted by single-
 	 * stepping. off: not offered (Intel's CPUID.0AH marks them unavailable),
-	 * so a guest's counters cost nothing (README, "Where counts come from").
+	 * so a guest's counters cost nothing (docs/counting.md, "Exact counting off").
 	 */
 	bool exact;
 	const char *event_filter_path;	/* NULL: no filter */
 	struct vpmu_filter event_filter;	/* loaded from it by config_parse() */
 	/*
-	 * make bench only, from the environment (README, "Command line"):
+	 * make bench only, from the environment (docs/benchmarks.md, "Running it"):
 	 * PMUVM_BENCH_RAW_STEP=1 steps without decoding or counting,
 	 * PMUVM_BENCH_TIMING=1 times the inside and outside of KVM_RUN.
 	 */
@@ -58,7 +58,7 @@ struct pmuvm_config {
 	/*
 	 * For tests, also from the environment: PMUVM_KVM_DEVICE replaces
 	 * /dev/kvm, PMUVM_TEST_HIDE_CAP=NAME makes one KVM capability look
-	 * absent (README, "Command line").
+	 * absent (pmuvm(1), ENVIRONMENT).
 	 */
 	const char *kvm_device;
 	const char *test_hide_cap;

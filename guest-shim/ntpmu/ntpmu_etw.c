@@ -1,13 +1,13 @@
 /*
  * NtSetSystemInformation(SystemPerformanceTraceInformation) for the PMC
- * classes (seed 002, docs/windows-api.md 4.5-4.6), and what the configured counters do:
+ * classes (docs/windows-api.md 4.5-4.6), and what the configured counters do:
  * counter lists (0x0F) attach this processor's counter values to the
  * records of the logger's event list (0x0E; CSwitch until one is set);
  * profile configurations (0x0C) sample, each overflow writing a PMC sample
  * record (IP, thread, source).
  *
- * Status precedence for 0x0C and 0x0F (seed 002 order; the seed leaves
- * 0x0C's rules "to be done", so 0x0C follows 0x0F's, per logger, with its
+ * Status precedence for 0x0C and 0x0F (docs/windows-api.md 4.6's order; it
+ * leaves 0x0C's rules unconfirmed, so 0x0C follows 0x0F's, per logger, with its
  * own set of sources):
  *   0. SystemInformation NULL                   STATUS_ACCESS_VIOLATION
  *      length below the first ULONG             STATUS_INFO_LENGTH_MISMATCH
@@ -144,7 +144,7 @@ static uint64_t free_gp(unsigned int cpu)
 	return gp;
 }
 
-/* HalAllocatePmcCounterSets for one processor (seed 002, last paragraph). */
+/* HalAllocatePmcCounterSets for one processor (docs/windows-api.md 4.6.8). */
 static NTSTATUS allocate_cpu(struct ntpmu_pmc_set *set, unsigned int n, bool profile,
 			     unsigned int cpu)
 {

@@ -22,7 +22,7 @@ const struct ntpmu_source *ntpmu_source_find(ULONG id);
 const struct ntpmu_source *ntpmu_source_table(unsigned int *n);
 /* True if the PMU has GP counters and CPUID.0AH:EBX does not mark `event`. */
 bool ntpmu_event_available(unsigned int event);
-/* Counters a PMC list may have: the GP counters, capped (seed 002: the HAL's count). */
+/* Counters a PMC list may have: the GP counters (docs/windows-api.md 4.6.4), capped. */
 unsigned int ntpmu_etw_max_counters(void);
 ULONG ntpmu_source_interval(ULONG id);
 void ntpmu_source_reset(void);

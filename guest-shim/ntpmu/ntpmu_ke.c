@@ -1,6 +1,6 @@
 /*
  * KeSetHardwareCounterConfiguration / KeQueryHardwareCounterConfiguration
- * (seed 000, seed 001, docs/windows-api.md 1.2-1.3).
+ * (docs/windows-api.md 1.2-1.3; Windows docs, KeSetHardwareCounterConfiguration).
  *
  * The configuration is one global list of counter indices, copied in (low 32
  * bits of Index; Type and Reserved are not validated, docs/windows-api.md 1.2 [Dc]), used
@@ -20,7 +20,8 @@
  *      - Count > 0 and a configured counter is held by a HalAllocate-
  *        HardwareCounters owner on any processor.
  * The NOT_IMPLEMENTED answer comes first because on an unsupported machine
- * the routine is not there at all (seed 000 remarks).
+ * the routine is not there at all (docs/windows-api.md 1.2: architectures
+ * without support).
  */
 #include "ntpmu_internal.h"
 

@@ -2,8 +2,8 @@
  * ntpmu's event loggers: start, stop, the record buffer and its consumer
  * view (include/nt/ntwmi.h).  Each logger has one non-paged buffer that
  * records are appended to under the ntpmu lock; a record that does not fit
- * is counted as lost.  Stopping a logger releases its PMC sources (seed
- * 002: "sources stay set until the logger is stopped").
+ * is counted as lost.  Stopping a logger releases its PMC sources
+ * (docs/windows-api.md 4.6.7: they stay until the logger stops).
  *
  * Choices (Windows' StartTrace/ControlTrace statuses are not in the spec):
  * a NULL name or handle, or a buffer under one record, is

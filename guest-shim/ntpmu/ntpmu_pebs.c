@@ -1,6 +1,6 @@
 /*
- * NtSetSystemInformation(SystemProcessorProfileControlArea) (windows-api
- * docs/windows-api.md 5, seed 004) and the PEBS buffer reader (ntpmu/pebs.h).
+ * NtSetSystemInformation(SystemProcessorProfileControlArea)
+ * (docs/windows-api.md 5) and the PEBS buffer reader (ntpmu/pebs.h).
  *
  * The control area is allocated before anything is checked, as Windows
  * does, zeroed and cache-aligned; installing it programs IA32_DS_AREA on

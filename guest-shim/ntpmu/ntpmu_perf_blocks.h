@@ -1,6 +1,6 @@
 /*
  * The PERF_COUNTER_IDENTIFIER block parser of PerfAddCounters and
- * PerfDeleteCounters (seed 003, docs/windows-api.md 6.3-6.4).  Pure: it depends on nothing
+ * PerfDeleteCounters (docs/windows-api.md 6.3-6.4).  Pure: it depends on nothing
  * but the buffer, so the fuzz target (fuzz/fuzz_perflib_blocks.c) runs it
  * alone.  It never reads outside [buf, buf + cb).
  */

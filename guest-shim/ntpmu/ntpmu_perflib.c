@@ -1,5 +1,5 @@
 /*
- * Perflib V2 consumer API (docs/windows-api.md 6, seed 003) over one counterset:
+ * Perflib V2 consumer API (docs/windows-api.md 6) over one counterset:
  * NTPMU_PERF_COUNTERSET_GUID, multi-instance, one instance per processor,
  * one counter per architectural event the PMU can produce (at most one per
  * GP counter, the first ones in CPUID.0AH:EBX order).  Without an
@@ -21,7 +21,7 @@
  *   per block of PerfAddCounters, in order: the block's own fields
  *   (ntpmu_perf_block_parse) ERROR_INVALID_PARAMETER; unknown counterset
  *   ERROR_WMI_GUID_NOT_FOUND (as Wine); no instance name for this
- *   multi-instance set ERROR_INVALID_PARAMETER (seed 003); a counter ID the
+ *   multi-instance set ERROR_INVALID_PARAMETER (docs/windows-api.md 6.4); a counter ID the
  *   set lacks ERROR_NOT_FOUND; the same spec already in the query
  *   ERROR_ALREADY_EXISTS; out of memory ERROR_NOT_ENOUGH_MEMORY.
  *   PerfDeleteCounters: the block's fields, then ERROR_NOT_FOUND unless an

@@ -7,7 +7,7 @@
  * what was taken.  Free blocks carry their size and the next free block's
  * address in their first bytes, sorted by address so that merging on free
  * looks only at the two neighbours.  First fit keeps it short: the heap is
- * walked by emulated CPL0 code (~3.5M instr/s on kvm_pvm hosts: README, "Platform notes").
+ * walked by CPL0 code, which kvm_pvm hosts emulate (docs/counting.md, "kvm_pvm").
  */
 #include <stdint.h>
 #include <rt/alloc.h>

@@ -1,8 +1,8 @@
 /*
  * Boot page tables, built by the assembler instead of at run time because
- * guest CPL0 code is emulated instruction by instruction (see
- * README, "Platform notes"): 2048 stores in a loop would cost ~ms, .rept
- * costs nothing.
+ * guest CPL0 code is emulated instruction by instruction on kvm_pvm hosts
+ * (docs/counting.md, "kvm_pvm"): a loop of 2048 stores would be slow there,
+ * .rept costs nothing.
  *
  * One PML4 entry -> one PDPT with 4 entries -> 4 page directories of 512
  * 2 MiB pages each: an identity map of [0, 4 GiB) (SDM 4.5, figure 4-9).

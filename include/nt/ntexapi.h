@@ -1,8 +1,8 @@
 /*
  * NtSetSystemInformation(SystemProcessorProfileControlArea): the PEBS
- * control area of the current processor (windows-api docs/windows-api.md 5, seed
- * 004).  The area is Intel's 64-bit DS buffer-management area, the one
- * IA32_DS_AREA points to; the 0xA0 layout is Windows 10 1903 and later.
+ * control area of the current processor (docs/windows-api.md 5).  The area
+ * is Intel's 64-bit DS buffer-management area, the one IA32_DS_AREA points
+ * to; the 0xA0 layout is Windows 10 1903 and later.
  */
 #ifndef NT_NTEXAPI_H
 #define NT_NTEXAPI_H

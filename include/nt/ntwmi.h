@@ -1,5 +1,5 @@
 /*
- * The kernel side of ETW PMC configuration (docs/windows-api.md 4.5-4.9, seed 002):
+ * The kernel side of ETW PMC configuration (docs/windows-api.md 4.5-4.9):
  * NtSetSystemInformation(SystemPerformanceTraceInformation) with its
  * EVENT_TRACE_INFORMATION_CLASS sub-classes, KPROFILE_SOURCE, the perfinfo
  * hook IDs, and ntpmu's loggers and the records they buffer.
@@ -74,7 +74,7 @@ _Static_assert(offsetof(EVENT_TRACE_PROFILE_LIST_INFORMATION, Profile) == 0x08, 
 
 #define ETW_MAX_PROFILING_SOURCES	4
 #define ETW_MAX_PMC_EVENTS		4
-#define ETW_MAX_PMC_COUNTERS		4	/* original; ntpmu asks the PMU (seed 002) */
+#define ETW_MAX_PMC_COUNTERS		4	/* original; ntpmu asks the PMU: docs/windows-api.md 4.6.4 */
 #define KERNEL_LOGGER_ID		0xFFFF	/* logger ID of the NT Kernel Logger */
 #define TRACELOG_GUID_ENABLE		0x0080
 #define EVENT_TRACE_USE_PAGED_MEMORY	0x01000000

@@ -1,5 +1,5 @@
 /*
- * Perflib V2 consumer API (docs/windows-api.md 6, seed 003), with the x64 layouts
+ * Perflib V2 consumer API (docs/windows-api.md 6), with the x64 layouts
  * the spec gives.  Every block is 8-byte aligned and padded.
  */
 #ifndef NT_PERFLIB_H

@@ -1,6 +1,6 @@
 /*
  * The ucall protocol: how a guest reports structured test results to pmuvm
- * (README "Guest results (ucall)"), in the spirit of the ucalls of Linux's
+ * (docs/guest-sdk.md), in the spirit of the ucalls of Linux's
  * KVM selftests. Shared by pmuvm and the freestanding guest runtime, so only
  * <stdint.h>-level C here.
  *

@@ -220,8 +220,8 @@ static void check_overflow(void)
 	/*
 	 * Counting went on from 0 after the wrap: the rest of the loop, and
 	 * the PMI handler's own instructions (OS) where the host steps into
-	 * handlers (about 120 on kvm_pvm; none where it cannot, README "Per
-	 * host kind"). Far below bit 47 either way.
+	 * handlers (about 120 on kvm_pvm; none where it cannot, docs/counting.md,
+	 * "Per host kind"). Far below bit 47 either way.
 	 */
 	GUEST_ASSERT(v >= 10 && v < 1000 && !(v & (1ull << 47)));
 	if (version >= 2) {
@@ -235,7 +235,7 @@ static void check_overflow(void)
 /*
  * RDPMC of every counter (ECX = index). The last counter counts
  * instructions meanwhile, so the reads are stepped: a host whose KVM
- * answers RDPMC itself (README, "Per host kind") then has pmuvm's values
+ * answers RDPMC itself (docs/counting.md, "Per host kind") then has pmuvm's values
  * put in too.
  */
 static void check_rdpmc(void)

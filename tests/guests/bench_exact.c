@@ -9,8 +9,9 @@
  *
  * The counted run checks the count: the loop is `dec; jnz` (2 instructions
  * per iteration) plus the timing code between the WRMSRs; the enabling
- * WRMSR is not counted, the disabling one is (README "Where counts come
- * from").  Under the raw hook nothing is counted and raw=1 skips the check.
+ * WRMSR is not counted, the disabling one is (docs/counting.md, "Retirement
+ * events: the exact source").  Under the raw hook nothing is counted and
+ * raw=1 skips the check.
  *
  * Args: sizes= up to 4 loop sizes in instructions, comma separated (default
  * 1000,10000,100000), reps= (default 2), raw=1 under the hook.

@@ -6,7 +6,7 @@
  * loop and n accesses of each kind, pmuvm's first in even reps and KVM's
  * first in odd ones, so the kinds alternate and share whatever the host
  * was doing.  The code runs at CPL0, which kvm_pvm
- * emulates (README, "Platform notes"): the loop and the MSR instruction
+ * emulates (docs/counting.md, "kvm_pvm"): the loop and the MSR instruction
  * themselves cost emulation time; "empty" is that loop without the access.
  *
  * Args: n= accesses per block (default 2000), reps= (default 5), quiet=1

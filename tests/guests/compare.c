@@ -23,7 +23,7 @@
  * twice, for 1 and for 1 + LOOP_ITERATIONS iterations; every count is the
  * difference of the two runs.  That removes whatever the enabling and
  * disabling WRMSRs and the CPL3 entry and exit add, which differs between
- * pmuvm (exact rules in README "Where counts come from") and a hardware
+ * pmuvm (docs/counting.md, "Retirement events: the exact source") and a hardware
  * PMU under KVM (which also counts instructions KVM emulates), so the
  * exact events must agree to the unit on any host that counts them.
  */

@@ -1,6 +1,6 @@
 /*
- * cpu_vendor: the CPU a guest sees under --pmu and --cpu-vendor (README,
- * "The machine a guest sees"). Prints one line the system test compares:
+ * cpu_vendor: the CPU a guest sees under --pmu and --cpu-vendor
+ * (docs/machine.md, "CPU vendor and PMU"). Prints one line the system test compares:
  * "cpu_vendor: VENDOR family F model M intel_pmu V amd_core_ext C amd_perfmon_v2 P amd_counters N"
  * and fails if the vendor advertises the other vendor's PMU; and
  * "cpu_vendor: kvm_hypercalls H": H is 1 if KVM's paravirtual leaf offers a

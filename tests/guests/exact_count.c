@@ -340,7 +340,7 @@ static void self_ipi(void)
  * interrupt at nest_hlt adds STI, HLT, CLI and the interrupt's path, which
  * `hlt` (seq_hlt: STI, HLT, CLI, the path, SEQ_END) counted: hlt.fixed0 - 4.
  * HLT lets the interrupt in at once, where an interrupt pending at an STI
- * may wait while stepping (README, "Where counts come from").
+ * may wait while stepping (docs/counting.md, "Following events into handlers").
  */
 /* seq_div with `nest` called from its #DE handler, printed beside `base` (without). */
 static struct counts div_nesting(void (*nest)(void), const char *what,

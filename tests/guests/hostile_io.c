@@ -1,8 +1,8 @@
 /*
  * hostile_io: random port I/O and MMIO at the devices pmuvm emulates and at
  * addresses nothing claims, then a triple fault.  pmuvm must survive it
- * (tests/system/test_hostile.c) and keep answering as documented (README
- * "The machine a guest sees"):
+ * (tests/system/test_hostile.c) and keep answering as documented
+ * (docs/machine.md, "Devices"):
  *
  *   1. fw_cfg (0x510/0x511): random selectors, random-width reads and
  *      ignored data-port writes; afterwards the signature still reads

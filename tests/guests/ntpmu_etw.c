@@ -458,7 +458,7 @@ int main(void)
 	set_event_list(lg);
 	GUEST_ASSERT_EQ(TraceSetInformation(lg, TraceProfileSourceConfigInfo, &prof, 4),
 			ERROR_SUCCESS);
-	/* once per logger (seed 002) */
+	/* once per logger (docs/windows-api.md 4.2, class 9) */
 	GUEST_ASSERT_EQ(TraceSetInformation(lg, TracePmcCounterListInfo, list, 8),
 			ERROR_WMI_ALREADY_ENABLED);
 	printf("ntpmu_etw: profile source %u every %u, counter list %u %u\n", prof,

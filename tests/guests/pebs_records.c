@@ -1,6 +1,6 @@
 /*
  * pebs_records: PEBS from inside a guest, at CPL0 where the
- * exact source steps every instruction (README, "Platform notes").
+ * exact source steps every instruction (docs/counting.md, "kvm_pvm").
  *
  * A known stream: seq_run() enables GP counter 0 (instructions retired,
  * OS, PEBS) and runs LOOPS iterations of "dec ebx; jnz", so the kth
@@ -312,7 +312,7 @@ static void records(uint64_t data_cfg)
 		data_cfg ? "pebs records" : "pebs basic records");
 }
 
-/* Spec 4.2 step 6: the third record reaches the threshold. */
+/* docs/intel-pmu.md 4.2 step 6: the third record reaches the threshold. */
 static void threshold(void)
 {
 	uint64_t size = record_size(GROUPS);
@@ -334,7 +334,7 @@ static void threshold(void)
 	test_ok("pebs threshold pmi");
 }
 
-/* Spec 4.2 step 3: room for two records; the third is skipped, nothing else. */
+/* docs/intel-pmu.md 4.2 step 3: room for two records; the third is skipped, nothing else. */
 static void absolute_maximum(void)
 {
 	uint64_t size = record_size(GROUPS);

@@ -102,7 +102,7 @@ static uint64_t misc_enable_reset(void)
 	       MISC_ENABLE_PEBS_UNAVAIL;
 }
 
-/* Spec 2 reset column; PERF_CAPABILITIES only has FW_WRITE here (no PEBS). */
+/* docs/intel-pmu.md 2, the reset column; PERF_CAPABILITIES only has FW_WRITE here (no PEBS). */
 static void check_reset(void)
 {
 	for (unsigned int x = 0; x < cfg.nr_gp; x++) {
@@ -167,7 +167,7 @@ static void check_existence(void)
 	test_ok("absent MSRs #GP");
 }
 
-/* Spec 2.1: legacy writes sign-extend bit 31, A_PMCx #GPs above the width. */
+/* docs/intel-pmu.md 2.1: legacy writes sign-extend bit 31, A_PMCx #GPs above the width. */
 static void check_gp_counters(void)
 {
 	uint64_t mask = width_mask(cfg.gp_width);
@@ -220,7 +220,7 @@ static void check_fixed_counters(void)
 }
 
 /*
- * Spec 2.2 with KVM's mask: bits 31:0 except AnyThread (21) are valid;
+ * docs/intel-pmu.md 2.2 with KVM's mask: bits 31:0 except AnyThread (21) are valid;
  * 63:32 are reserved (no TSX, no adaptive PEBS).  A faulting write leaves
  * the old value.
  */

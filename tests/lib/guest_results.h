@@ -1,6 +1,6 @@
 /*
  * A guest's results in a pmuvm report: the "guest" object that the ucalls
- * of the guest runtime fill (README "Guest results (ucall)"), looked up
+ * of the guest runtime fill (include/pmuvm/ucall.h), looked up
  * and put into words for Check failure messages.
  */
 #ifndef TESTS_GUEST_RESULTS_H

@@ -502,7 +502,7 @@ static unsigned int occurrences(const char *s, const char *needle)
 }
 
 /*
- * --exact on|off (README, "Where counts come from"): on, the exact_off
+ * --exact on|off (docs/counting.md, "Exact counting off"): on, the exact_off
  * guest's loop counts 2005 instructions and 1000 branches and CPUID.0AH
  * offers both (EBX bits 1 and 5 clear); off, CPUID marks both unavailable,
  * the counters read 0, nothing is stepped but the RDPMC discovery windows
@@ -541,7 +541,8 @@ START_TEST(test_exact_on_off)
 	 * guest RDPMC reaches pmuvm, its one debug exit is the #GP gate's
 	 * breakpoint; where KVM answers RDPMC itself, pmuvm steps only the
 	 * windows that find it (pmu/rdpmc_watch.c), where breakpoints fire
-	 * (elsewhere RDPMC reads KVM's 0 when not stepped: README).
+	 * (elsewhere RDPMC reads KVM's 0 when not stepped: docs/counting.md,
+	 * "RDPMC that KVM answers").
 	 */
 	if (!json_u64(r.report, "config.pmu.rdpmc_answered_by_kvm")) {
 		ck_assert_uint_eq(expect_guest_value(&r, "cycles_rdpmc", 0),

@@ -4,7 +4,7 @@
  * floods by fixed vector and by NMI (hostile_pmu); random port I/O and
  * MMIO at fw_cfg, unclaimed ports and the hole above RAM (hostile_io);
  * each ends with a triple fault.  pmuvm must exit with the documented
- * triple-fault status (README "Exit status"), say why on stderr in its
+ * triple-fault status (vmm/exitcode.h), say why on stderr in its
  * usual one-line form, and still write a report that parses and counts
  * the PMIs the guest took.  make check SANITIZE=1 runs this against the
  * ASan+UBSan pmuvm.

@@ -169,9 +169,10 @@ static bool linux_boot(struct pmuvm_result *r, const struct linux_boot *b)
 	snprintf(up, sizeof(up), "pmuvm-linux: userspace up, %s cpu(s)\n", cpus);
 	/*
 	 * Loaded, the lab's nested SVM now and then hangs a Linux boot early,
-	 * QEMU/KVM's as well as pmuvm's (README, "The lab"): there, a boot
-	 * that ran out of time before user space is booted again, up to three
-	 * times in all (two for the long boots with checks), and said so.
+	 * QEMU/KVM's as well as pmuvm's (tests/lab/README.md, "Linux boots
+	 * that hang"): there, a boot that ran out of time before user space is
+	 * booted again, up to three times in all (two for the long boots with
+	 * checks), and said so.
 	 */
 	for (attempt = 1;; attempt++) {
 		pmuvm_run_env(r, NULL, 600, argv);
@@ -314,8 +315,9 @@ START_TEST(test_linux_perf_under_qemu_kvm)
 	/*
 	 * The boot takes about 15 s in the lab. Its nested SVM now and then
 	 * hangs a loaded Linux boot early, QEMU/KVM's as well as pmuvm's
-	 * (README, "The lab"): there, a boot that timed out before user space
-	 * is QEMU's, not what this test checks, and is tried again.
+	 * (tests/lab/README.md, "Linux boots that hang"): there, a boot that
+	 * timed out before user space is QEMU's, not what this test checks, and
+	 * is tried again.
 	 */
 	for (attempt = 1;; attempt++) {
 		cmd_run(&r, NULL, 240,
@@ -354,9 +356,10 @@ END_TEST
 /*
  * rr (Debian 12's rr 5.6) records and replays /hot in the guest: it needs
  * exact user-mode retired conditional branch counts with overflow
- * interrupts (README, "rr in the guest"). rr 5.6 refuses CPU signatures it
- * does not know (Sapphire Rapids, pmuvm's version 5 model: "Intel CPU type
- * 0x806f0 unknown"), so the Intel case takes version 4 (Skylake-SP).
+ * interrupts (docs/linux-guests.md, "rr in the guest"). rr 5.6 refuses
+ * CPU signatures it does not know (Sapphire Rapids, pmuvm's version 5
+ * model: "Intel CPU type 0x806f0 unknown"), so the Intel case takes
+ * version 4 (Skylake-SP).
  * --pmu amd behaves the same; one case keeps the lab's time down.
  */
 static const struct linux_boot rr_boots[] = {

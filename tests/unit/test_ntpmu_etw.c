@@ -1,6 +1,6 @@
 /*
  * ETW PMC configuration on the fake platform: NtSetSystemInformation(
- * SystemPerformanceTraceInformation) 0x0C/0x0F in seed 002's order, the
+ * SystemPerformanceTraceInformation) 0x0C/0x0F in docs/windows-api.md 4.6's order, the
  * loggers, TraceSetInformation/TraceQueryInformation, and the records the
  * configured counters write (CSwitch counter values, PMC samples).
  */
@@ -78,7 +78,7 @@ START_TEST(test_etw_header_checks)
 END_TEST
 
 /*
- * Seed 002's rules in order: each call breaks rule k and every later rule,
+ * docs/windows-api.md 4.6's rules in order: each call breaks rule k and every later rule,
  * and must get rule k's status.  Run for both classes.
  */
 START_TEST(test_etw_rule_order)

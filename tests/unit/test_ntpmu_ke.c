@@ -1,6 +1,6 @@
 /*
  * KeSetHardwareCounterConfiguration / KeQueryHardwareCounterConfiguration
- * (seeds 000/001, docs/windows-api.md 1.2-1.3) on the fake platform.
+ * (docs/windows-api.md 1.2-1.3) on the fake platform.
  */
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /*
- * NtSetSystemInformation(SystemProcessorProfileControlArea) (windows-api
- * docs/windows-api.md 5, seed 004): every status code, on the fake platform whose vPMUs
+ * NtSetSystemInformation(SystemProcessorProfileControlArea)
+ * (docs/windows-api.md 5): every status code, on the fake platform whose vPMUs
  * offer PEBS; and the reader turning records of each format into samples.
  */
 #include <string.h>

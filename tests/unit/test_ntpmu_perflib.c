@@ -1,6 +1,6 @@
 /*
  * Perflib V2 consumer API on the fake platform: the counterset of hardware
- * counters, PERF_COUNTER_IDENTIFIER blocks (seed 003) including hostile
+ * counters, PERF_COUNTER_IDENTIFIER blocks (docs/windows-api.md 6.3) including hostile
  * ones in exact-size heap buffers (ASan sees any access outside), result
  * layouts and the ERROR_NOT_ENOUGH_MEMORY sizing protocol (docs/windows-api.md 6).
  */

@@ -192,7 +192,7 @@ START_TEST(test_threshold_pmi)
 }
 END_TEST
 
-/* Spec 4.2 step 3: at the absolute maximum nothing is written, no signal. */
+/* docs/intel-pmu.md 4.2 step 3: at the absolute maximum nothing is written, no signal. */
 START_TEST(test_absolute_maximum)
 {
 	make_pmu(4);

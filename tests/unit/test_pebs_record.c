@@ -169,7 +169,10 @@ static void make_pmu(struct vpmu *pmu, unsigned int fmt, bool baseline)
 	vpmu_init(pmu, &cfg);
 }
 
-/* Spec 4.3: groups (the LBR entry count too) only with Adaptive_Record on an applicable counter. */
+/*
+ * docs/intel-pmu.md 4.3: groups (the LBR entry count too) only with
+ * Adaptive_Record on an applicable counter.
+ */
 START_TEST(test_groups_selection)
 {
 	struct vpmu pmu;

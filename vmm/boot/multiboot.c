@@ -30,7 +30,7 @@ static int fail(char *err, size_t errlen, int e, const char *fmt, ...)
 	return e;
 }
 
-/* Spec 3.1.1: the header lies in the first 8192 bytes, 32-bit aligned. */
+/* Multiboot Specification 0.6.96, 3.1.1: in the first 8192 bytes, 32-bit aligned. */
 static const struct mb_header *find_header(const uint8_t *image, size_t size)
 {
 	size_t off, lim = size < MULTIBOOT_SEARCH ? size : MULTIBOOT_SEARCH;

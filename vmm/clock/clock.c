@@ -1,53 +1,17 @@
 /*
  * The clock source: unhalted core cycles (0x3C/0x00, fixed counter 1) and
- * reference cycles (0x3C/0x01, fixed counter 2 at the TSC rate) derived from
- * the CPU time the vCPU thread spends inside KVM_RUN (timed around the
- * ioctl alone, machine/run.c: pmuvm's own work between runs is not the
- * guest's).  A halted vCPU sleeps
- * in the kernel and accrues no CPU time, so it does not count, as CPU_CLK_
- * UNHALTED does not count in HLT (SDM table 18-1).
+ * reference cycles (0x3C/0x01, fixed counter 2) from the CPU time the vCPU
+ * thread spends inside KVM_RUN (timed around the ioctl alone, machine/run.c),
+ * less the probed cost of the exits in it (kvm/probe.c; how many KVM handled
+ * itself, from its "exits" statistic): that is the host's time, not the
+ * guest's. A halted vCPU accrues no CPU time, so it does not count.
  *
- * The exits' own cost is taken off each KVM_RUN: the CPU time a round trip
- * to userspace takes with the guest doing nothing, and that of each exit
- * KVM handled itself during the run (both measured at start-up,
- * kvm/probe.c; how many, from KVM's "exits" statistic). It is the host's
- * time, which a hardware vPMU does not count for the guest either. Nested
- * (the lab: SVM under QEMU TCG) an exit costs tens of microseconds, and a
- * PMI handler's MSR accesses, charged in full, topped cycles profiles.
- *
- * Privilege levels: a run's time goes to one CPL, which pmuvm sees only at
- * exits, while the guest changes CPL without exits (interrupts, system
- * calls, returns to user mode). The CPL at an exit the guest's code caused
- * is no fair sample of where the time before it went: a kernel that counts
- * per task (Linux's perf) enables counters at CPL0, runs the task in user
- * mode, and stops them at CPL0, so with "the CPL at the run's end" a whole
- * user-mode run counted as CPL0 (perf stat -e cycles:u read 0). Only exits
- * at times the guest does not choose are fair samples: the kicks of pmuvm's
- * own timer. So while OS and USR cycles go to different counters (one
- * counts at only one level: vpmu_event_level_matters()), the timer kicks the vCPU at random intervals (CLOCK_CPL_SAMPLE_NS on
- * average, uniform in half to one and a half of it, so that no periodic
- * guest timer can lock onto its phase); a run ended by a kick goes to the
- * CPL seen there, and that CPL is held for the runs that guest-caused
- * exits end, except short ones (CLOCK_CPL_SHORT_NS: too short to have
- * switched CPL and back), which go to the CPL at their end. Attribution is
- * so unbiased over many kicks, and right to within a kick interval at any
- * moment. The typical guest-caused exits are a PMI handler's MSR
- * accesses: the run into the handler is short and counts at CPL0, the one
- * from its last exit back into user code ends at a kick in user mode, so
- * the tail of the handler counts as user time; on a kvm_pvm host, where
- * CPL0 is emulated, that is ~100 us per PMI (measured by
- * tests/guests/pmu_sample.c).
- *
- * Precision: the probed exit costs are best cases, and what an exit costs
- * beyond them still counts as guest time.
- *
- * Overflow scheduling: the remaining cycles of the counter nearest to
- * overflow are converted to time and a per-vCPU timer makes KVM_RUN return
- * then, so a guest sampling on cycles runs at full speed in between.  POSIX
- * CPU-time timers only fire on scheduler ticks, so the timer is a
- * CLOCK_MONOTONIC one (high resolution); when it fires, the CPU time really
- * used is what counts, and if the vCPU was descheduled or halted the
- * counter simply is not there yet and the timer is re-armed.
+ * A run's time goes to one CPL. While OS and USR cycles go to different
+ * counters, a timer also kicks the vCPU at random intervals and the CPL seen
+ * at a kick is held for the runs the guest's own exits end, which are no fair
+ * sample of it. The same per-vCPU timer makes KVM_RUN return at the next
+ * overflow, so a guest sampling on cycles runs at full speed in between.
+ * Design and precision: docs/counting.md, "Cycles: the clock source".
  */
 #include <errno.h>
 #include <signal.h>

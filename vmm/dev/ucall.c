@@ -1,5 +1,5 @@
 /*
- * The ucall port (include/pmuvm/ucall.h, README "Guest results (ucall)"):
+ * The ucall port (include/pmuvm/ucall.h, docs/guest-sdk.md):
  * a guest OUTs the guest-physical address of a message; pmuvm copies it out
  * of guest RAM, decodes it, prints it and keeps it for the report. Any guest
  * can write anything here, so an address outside RAM, a wrong access width

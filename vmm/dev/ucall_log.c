@@ -1,6 +1,6 @@
 /*
  * The results a guest reported through ucalls, in arrival order, and their
- * JSON for the report's "guest" object (README "Guest results (ucall)").
+ * JSON for the report's "guest" object (include/pmuvm/ucall.h).
  * Bounded: a guest that loops on ucalls cannot make pmuvm grow without end.
  */
 #include <errno.h>

@@ -1,49 +1,16 @@
 /*
- * Event delivery clears RFLAGS.TF (SDM vol. 3A 6.12.1.2 for interrupt
- * and trap gates, 17.3.1.4 for single-step), and on VMX and SVM KVM nothing
- * sets it again: the handler of an exception raised by a stepped
- * instruction, or of an interrupt KVM injects into a step, runs unstepped
- * until its IRET reloads the TF it saved.  Its instructions would go
- * uncounted, silently when the handler returns to where it came from.
- *
- * So while stepping, pmuvm keeps execution breakpoints on the handlers the
- * next step can enter, read from the guest's IDT (64-bit gates):
- *   DR1  #PF: any instruction may fault on a memory access;
- *   DR2  the vector the instruction raises by what it is (decode.h): #DE
- *        for DIV, INT n's, #UD for UD2 or bytes that do not decode, #GP
- *        for a privileged instruction; else #GP, which any memory access
- *        may raise;
- *   DR3  an interrupt or NMI let into this step.
- * Before a 64-bit SYSCALL, whose IA32_FMASK clears TF as it enters the
- * kernel (SDM vol. 2B SYSCALL), DR2 is on its target (IA32_LSTAR) instead:
- * else the trap would come only after the SYSRET that restores TF, and the
- * kernel path in between would run uncounted.
- * Interrupts and NMIs are kept out of steps (KVM_GUESTDBG_BLOCKIRQ, which
- * holds KVM's injection, not the interrupt).  Every FOLLOW_POLL_NS, and
- * after each PMI pmuvm delivers, the LAPIC is read: an interrupt that is
- * pending and deliverable (IRR above the processor priority, RFLAGS.IF;
- * SDM vol. 3A 10.8.3.1) is let into the next step with DR3 on its handler.
- * An interrupt waits that long, as it would behind a longer instruction,
- * and until the code the last one interrupted has run for as many steps as
- * that handler took, and at least FOLLOW_LET_IN_GAP: a stepped handler runs
- * hundreds of times slower than the timer that raises it, and without the
- * wait a periodic tick whose stepped handler outlasts its period would be
- * let in again at every return, and the interrupted code would never move
- * on (seen with Linux: its tick handler, thousands of steps, took every
- * step there was).  A handler that does not return where it interrupted
- * (a context switch) holds the next one back for FOLLOW_LET_IN_MAX_WAIT
- * steps at most.  The guest sees its interrupts late, as on a slower CPU.
- * A PMI pmuvm delivered is let in at once (its skid stays zero), and so is
- * an interrupt pending at a HLT, which would wait for it anyway.
- *
- * The breakpoint fires before the handler's first instruction (a fault-
- * class #DB), so the step exit is at the handler's entry with the event's
- * frame on the stack: retire.c decides the instruction as for any step an
- * event diverted, and stepping goes on in the handler with TF set again.
- * A breakpoint is never armed at the RIP about to run (it would fire at
- * once).  Events still missed (a fourth vector, a #GP's handler entered
- * through another vector) are counted where pmuvm can tell
- * (exact.handler_runs_uncounted).
+ * Following events into their handlers while stepping on VMX/SVM, where
+ * event delivery clears RFLAGS.TF (SDM vol. 3A 6.12.1.2) and the handler
+ * would run unstepped and uncounted until its IRET. Execution breakpoints,
+ * read from the guest's 64-bit IDT, sit on the handlers the next step can
+ * enter: DR1 #PF, DR2 the vector the instruction raises by what it is
+ * (decode.h; a 64-bit SYSCALL's IA32_LSTAR instead, since IA32_FMASK clears
+ * TF: SDM vol. 2B SYSCALL), DR3 an interrupt or NMI let into this step.
+ * Interrupts are otherwise held out of steps (KVM_GUESTDBG_BLOCKIRQ) and let
+ * in one at a time, spaced so that a periodic tick whose stepped handler
+ * outlasts its period cannot starve the code it interrupts. A breakpoint
+ * fires before the handler's first instruction, which is then stepped with
+ * TF set again. Design: docs/counting.md, "Following events into handlers".
  */
 #include <string.h>
 #include <sys/ioctl.h>

@@ -1,45 +1,14 @@
 /*
- * The guest kernel run unstepped while only user mode is counted.
- *
- * A counter of user-mode instructions or branches (USR set, OS clear:
- * Linux's instructions:u) needs every CPL3 instruction stepped and nothing
- * the kernel runs in between. But user and kernel mode change without an
- * exit, so the plain way to see the kernel's return to CPL3 is to step the
- * kernel too, at the cost of a step for each of its instructions: a Linux
- * process's exec, page faults and exit are far longer than a small program.
- *
- * Instead: a kernel returns to user mode at a few instructions. Each CPL0
- * instruction a stepped kernel retires into CPL3 (IRETQ, SYSRETQ) is kept
- * as a site; Linux x86-64 has two (the IRETQ every interrupt, exception and
- * slow system-call return goes through, and one SYSRETQ: arch/x86/entry/
- * entry_64.S). Once sites are known and fit in the debug registers that
- * RDPMC's watches and #GP breakpoint leave free (machine/guest_debug.h),
- * a kernel that stepping reached at
- * CPL0 runs unstepped with an execution breakpoint on every site. A hit
- * steps that one instruction: into CPL3 stepping goes on, back into CPL0 (an
- * IRETQ inside the kernel) the kernel runs on.
- *
- * A return some other way would let user code run uncounted. pmuvm finds
- * it two ways. The RFLAGS the kernel entry saved (the SYSCALL's R11, the
- * event's frame) keeps the step's TF (exact/step.c leaves it there), so a
- * return that restores it traps after one user instruction, which is
- * counted if the return went where the user code entered the kernel from;
- * and an exit at CPL3 while the kernel is believed running is one too,
- * found late, what ran until then uncounted. Either is counted
- * (exact.kernel_runs.missed, missed_uncounted), said once, and the kernel
- * is stepped again until it shows a new site.
- * Linux never gets there: a saved RFLAGS with TF makes it return through
- * its IRETQ (do_syscall_64() refuses SYSRET then). A return through an
- * unknown site that also rewrote the saved RFLAGS (execve, a signal's
- * handler) is seen only at the next exit at CPL3.
- *
- * A kernel entered before stepping began (counting enabled inside it, as
- * Linux's perf_event_open() does for its caller) saved no TF, and Linux
- * returns from such a system call through its SYSRETQ, a site stepping
- * never shows while it steps every SYSCALL (their saved TF sends them
- * through the IRETQ). So that site is found by decoding: the SYSRET the
- * SYSCALL entry (IA32_LSTAR) reaches, read straight through, is watched
- * with the learned sites (krun_find_sysret()).
+ * The guest kernel run unstepped while only user mode is counted (Linux's
+ * instructions:u): each CPL0 instruction a stepped kernel retires into CPL3
+ * (IRETQ, SYSRETQ) is kept as a return site, and once the sites fit in the
+ * debug registers RDPMC's watches and #GP breakpoint leave free
+ * (machine/guest_debug.h), a kernel reached from stepped user mode runs with
+ * an execution breakpoint on every site. A return elsewhere is caught by the
+ * TF the kernel entry saved, or at the next exit at CPL3, counted, and the
+ * kernel is stepped again until it shows the new site. The SYSRET of the
+ * SYSCALL entry (IA32_LSTAR), which stepping never shows, is found by
+ * decoding (krun_find_sysret()). Design: docs/counting.md, "Kernel runs".
  */
 #include <string.h>
 

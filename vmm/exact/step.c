@@ -11,7 +11,7 @@
  * instruction: zero skid.  Exits in the middle of an instruction (MSR, I/O,
  * MMIO, a signal) keep the decoded instruction pending.
  *
- * Where the host cannot step CPL3 code (kvm_pvm: README, "Platform notes"),
+ * Where the host cannot step CPL3 code (kvm_pvm: docs/counting.md, "kvm_pvm"),
  * a KVM_RUN entered at CPL3 runs freely until the next exit; what it retired
  * is not counted and not estimated: said once on stderr, counted in the
  * report.

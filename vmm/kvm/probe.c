@@ -1,46 +1,14 @@
 /*
  * Start-up probes of what this host's KVM does, each in a throwaway VM
- * booted straight into 64-bit CPL3:
- * - Does it single-step CPL3 code?  On VMX/SVM hosts KVM_GUESTDBG_SINGLESTEP
- *   steps every mode; on kvm_pvm hosts guest user mode runs natively and is
- *   not stepped (README, "Platform notes").  pmuvm must know before it
- *   promises exact user-mode counts: four NOPs, count the steps.
- * - Does a guest RDPMC reach pmuvm?  Without a vPMU of its own KVM makes it
- *   #GP, which pmuvm completes (vmm/pmu/rdpmc.c); but SVM and VMX intercept
- *   RDPMC, and a KVM whose vPMU is still on for the guest (measured:
- *   kvm_amd in Linux 6.1 gives every guest a version-1 vPMU, even with
- *   enable_pmu=0) answers it itself from counters nobody programs.  RDPMC with CR4.PCE
- *   set, then an OUT: an I/O exit means KVM answered, a shutdown (#GP with
- *   no IDT) that the #GP comes through. Asked per counter index: KVM answers
- *   only the indices of its own counters and raises #GP for the others
- *   (kvm_amd 6.1: GP counters 0-3, or 0-5 with PERFCTR_CORE, bits 31:30 of
- *   ECX ignored).
- * - Does single-stepping follow an exception into its handler?  kvm_pvm's
- *   emulator steps the handler's first instruction with the faulting one;
- *   on VMX/SVM delivery clears RFLAGS.TF and the handler runs unstepped, so
- *   its instructions are not counted (README, "Per host kind").  At CPL0:
- *   a division by zero with an IDT whose #DE gate points at NOPs and a HLT
- *   (#DE, because kvm_pvm's emulator fails on a stepped UD2 at CPL0).
- * - Does KVM run guest kernel mode (CPL0) natively, or through its
- *   instruction emulator?  kvm_pvm emulates CPL0 (about 3.5 million
- *   instructions a second) while CPL3 runs natively (README, "Platform
- *   notes"): a Linux boot there takes many minutes.  The same 10,001-
- *   instruction loop at CPL3 and at CPL0, timed around KVM_RUN: the best of
- *   three runs of each, so one preempted run does not decide.  Natively
- *   and under a software CPU alike the two take about as long; emulation
- *   makes CPL0 hundreds of times slower.
- * - What does an exit cost, in the vCPU thread's CPU time inside KVM_RUN
- *   (what the clock source would charge as guest time)?  One to userspace:
- *   a loop of OUTs at CPL3, each a KVM_RUN, the best mean of a few
- *   batches.  One KVM handles itself: the same with 32 CPUIDs before each
- *   OUT, the difference over 32.  On hardware about a microsecond; nested
- *   (the lab: SVM under QEMU TCG) tens to hundreds, enough to make a PMI
- *   handler's MSR accesses the top of a cycles profile (clock/clock.c takes
- *   them off each run).
- * - Do execution breakpoints set with KVM_GUESTDBG_USE_HW_BP fire?  On
- *   VMX/SVM hardware they do; the lab's nested guests (QEMU TCG's SVM) run
- *   past them.  Two NOPs and an OUT at CPL0, DR1 on the second NOP: a debug
- *   exit there, or the I/O exit.
+ * booted straight into 64-bit code: does it single-step CPL3; does a guest
+ * RDPMC reach pmuvm (a #GP) or does KVM answer it, per counter index; does
+ * single-stepping follow an exception into its handler; does it run guest
+ * kernel mode natively or emulate it (the same loop timed at CPL3 and at
+ * CPL0); what does an exit cost inside KVM_RUN, to userspace and handled by
+ * KVM (the clock source takes both off each run); do execution breakpoints
+ * set with KVM_GUESTDBG_USE_HW_BP fire. The counting sources choose their
+ * paths from the answers, never from the host's name: docs/counting.md,
+ * "Start-up probes" and "Per host kind".
  */
 #include <errno.h>
 #include <linux/kvm.h>
@@ -234,6 +202,10 @@ int kvm_probe_user_step(int kvm_fd, bool *can_step)
 	return r;
 }
 
+/*
+ * RDPMC with CR4.PCE set, then an OUT: an I/O exit means KVM answered it;
+ * a shutdown (#GP with no IDT) that the #GP came through.
+ */
 int kvm_probe_rdpmc(int kvm_fd, uint32_t ecx, bool *answered_by_kvm)
 {
 	/* mov ecx, imm32; rdpmc; out 0x80, al; hlt */
@@ -292,6 +264,10 @@ static void probe_idt_gate(uint8_t *m, unsigned int vec, uint64_t target)
 	g[7] = (target >> 24) & 0xff;
 }
 
+/*
+ * A division by zero at CPL0 with the #DE gate on NOPs and a HLT: a #DE,
+ * because kvm_pvm's emulator fails on a stepped UD2 at CPL0.
+ */
 int kvm_probe_handler_step(int kvm_fd, bool *steps_into)
 {
 	static const uint8_t code[] = { 0x31, 0xc9, 0xf7, 0xf1 };	/* xor ecx, ecx; div ecx */

@@ -333,7 +333,7 @@ bool vm_stopping(struct vm *vm)
 	return __atomic_load_n(&vm->stop_reason, __ATOMIC_ACQUIRE) != VM_RUNNING;
 }
 
-/* README, "Exit status". */
+/* vmm/exitcode.h; a guest's write of V to port 0xf4 is (V << 1) | 1. */
 static int vm_stop_status(enum vm_stop_reason reason, uint32_t debug_exit_value)
 {
 	switch (reason) {

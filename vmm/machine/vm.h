@@ -93,7 +93,7 @@ int vm_run(struct vm *vm);
 
 /*
  * Requests a stop (first caller wins); safe from any thread. The exit status
- * follows from the reason (README, "Exit status").
+ * follows from the reason (vmm/exitcode.h).
  */
 void vm_stop(struct vm *vm, enum vm_stop_reason reason);
 /* The guest wrote `value` to isa-debug-exit: status (value << 1) | 1. */

@@ -94,7 +94,7 @@ static bool advance(struct vpmu *pmu, unsigned int idx, uint64_t n)
 	pmu->nr_overflows += 1 + ((n - d) >> width);
 	pmu->global_status |= BIT_ULL(idx);
 	pmu->overflows |= BIT_ULL(idx);
-	/* Spec 4.2 step 1: the wrap arms PEBS; the assist comes from vmm/pebs. */
+	/* docs/intel-pmu.md 4.2 step 1: the wrap arms PEBS; the assist comes from vmm/pebs. */
 	pmu->pebs_armed |= pmu->pebs_enable & BIT_ULL(idx);
 	return true;
 }

@@ -26,7 +26,7 @@ static inline uint64_t width_mask(unsigned int width)
 
 static inline bool cpl_allowed(bool os, bool usr, unsigned int cpl)
 {
-	/* Spec 3.1: OS counts at CPL 0, USR at CPL 1, 2 and 3. */
+	/* docs/intel-pmu.md 3.1: OS counts at CPL 0, USR at CPL 1, 2 and 3. */
 	return cpl == 0 ? os : usr;
 }
 

@@ -12,7 +12,7 @@ uint64_t vpmu_take_pebs_armed(struct vpmu *pmu)
 	return armed;
 }
 
-/* Spec 4.2 step 5: load the DS reset value and clear the overflow bit. */
+/* docs/intel-pmu.md 4.2 step 5: load the DS reset value and clear the overflow bit. */
 void vpmu_pebs_reload(struct vpmu *pmu, unsigned int idx, uint64_t value)
 {
 	if (idx < pmu->cfg.nr_gp)

@@ -30,7 +30,7 @@ enum {
 	VPMU_GP = 1,		/* the guest gets #GP(0) */
 };
 
-/* Whose PMU the model is (README, "The machine a guest sees"). */
+/* Whose PMU the model is (docs/machine.md, "CPU vendor and PMU"). */
 enum vpmu_vendor_id {
 	VPMU_VENDOR_INTEL,	/* the architectural PMU, versions 1-5 */
 	VPMU_VENDOR_AMD,	/* core counters: 1 legacy/core extension, 2 PerfMonV2 */

@@ -62,7 +62,7 @@ static void fill_state(struct vcpu *vcpu, const struct kvm_regs *r,
 		st->gpr[PEBS_R14] = r->r14;
 		st->gpr[PEBS_R15] = r->r15;
 	} else {
-		/* Spec 4.4: outside 64-bit code, zero-extended; R8-R15 are 0. */
+		/* docs/intel-pmu.md 4.4: outside 64-bit code, zero-extended; R8-R15 are 0. */
 		for (unsigned int i = 0; i < PEBS_R8; i++)
 			st->gpr[i] &= 0xffffffffULL;
 		st->rip &= 0xffffffffULL;

@@ -118,7 +118,7 @@ enum pebs_result pebs_assist(struct vpmu *pmu, const struct guest_mem *mem,
 		count_drop(stats, d);
 		return PEBS_DROPPED;
 	}
-	/* Spec 4.2 step 3: "the PEBS will be skipped entirely", no signal. */
+	/* docs/intel-pmu.md 4.2 step 3: "the PEBS will be skipped entirely", no signal. */
 	if (ds.index >= ds.abs_max) {
 		stats->skipped_full++;
 		return PEBS_FULL;

@@ -2,7 +2,7 @@
  * The guest's CPUID as the PMU configuration needs it: the CPU vendor and a
  * signature (family, model, stepping) of a real part whose PMU the model
  * matches, the chosen vendor's PMU leaves, and nothing that advertises the
- * other vendor's PMU (README, "The machine a guest sees"). All PMU policy
+ * other vendor's PMU (docs/machine.md, "CPU vendor and PMU"). All PMU policy
  * is here; none of it comes from the host (KVM reports leaf 0xA as zero
  * when it has no vPMU, and leaf 0x80000022 only for a host PerfMonV2).
  */

@@ -4,7 +4,7 @@
  * PMU's CPUID leaves, and delivers the PMIs the model requests before the
  * next KVM_RUN. At start-up it also keeps KVM's own vPMU out of the way and
  * probes what this host's KVM does (the counting sources choose their paths
- * from that: README, "Per host kind").
+ * from that: docs/counting.md, "Per host kind").
  */
 #include <errno.h>
 #include <stdlib.h>

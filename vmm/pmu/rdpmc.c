@@ -1,7 +1,7 @@
 /*
  * RDPMC for unmodified guests.  KVM without a vPMU of its own
  * turns every guest RDPMC into a #GP inside the guest, with no exit
- * (README, "Where counts come from"; a KVM that answers RDPMC itself is
+ * (docs/counting.md, "RDPMC that faults"; a KVM that answers RDPMC itself is
  * found by kvm/probe.c).  So pmuvm keeps an instruction
  * breakpoint on the guest's #GP handler (IDT vector 13): when a #GP is
  * delivered the vCPU exits there with the exception frame on its stack

@@ -15,7 +15,8 @@
  * before it could exit: the #GP is completed at the guest's #GP handler
  * (rdpmc.c, which decodes the site as the RDPMC it was), so traps need
  * breakpoints that fire. Why not INT3 (KVM_GUESTDBG_USE_SW_BP): the lab's
- * nested SVM never intercepts a nested guest's INT3 (README, "The lab").
+ * nested SVM never intercepts a nested guest's INT3 (tests/lab/README.md,
+ * "What the lab does not model").
  *
  * pmuvm's decoders see the RDPMC (exact counting steps and counts it as
  * one); the guest sees an RDMSR if it reads its own code. A guest RDMSR of

@@ -1,40 +1,15 @@
 /*
- * RDPMC where KVM answers it itself.  SVM and VMX intercept RDPMC, and a
- * KVM whose own vPMU is nominally on for the guest (kvm_amd in Linux 6.1,
- * even with enable_pmu=0: kvm/probe.c) completes it from that vPMU, which
- * pmuvm's MSR filter keeps at 0, with no exit to userspace.  A guest that
- * reads its counters with RDPMC, as Linux's perf does in
- * x86_perf_event_update(), would read 0.
- *
- * The instruction never exits, but it can be found and watched: a guest
- * reads a counter shortly after programming or stopping it, so each PMU MSR
- * access opens a window of RDPMC_WATCH_WINDOW single steps, or
- * RDPMC_WATCH_WINDOW_COUNTING where a counter counted (the exact
- * source does the stepping and corrects every RDPMC it steps,
- * exact_rdpmc_fixup()).  Each RDPMC found there becomes an execution
- * breakpoint (DR1-DR3, vcpu->dbg.watch) at its linear address; when one
- * fires, that one instruction is answered there from pmuvm's counters
- * (rdpmc_watch_answer()), or else stepped and corrected.  Discovery ends
- * when the breakpoints are all in use, after RDPMC_WATCH_QUIET window
- * steps that found nothing new, or after RDPMC_WATCH_BUDGET that found no
- * RDPMC at all: a budget in steps, because a guest that keeps accessing
- * PMU MSRs keeps its window open. Accesses while no counter counts (a
- * driver probing and resetting the PMU at boot) have a budget of their
- * own, which ends only their windows: Linux's boot spent the whole budget
- * before perf first read a counter, and its reads then went unwatched.  An image whose symbol table shows all
- * of its RDPMCs (rdpmc_sites.c) has them watched from the start, and no
- * windows.  An RDPMC outside any window and not watched still reads KVM's
- * value: the report's pmu.rdpmc_watch says what was found (README, "Where
- * counts come from").
- *
- * All of it only where breakpoints fire (kvm/probe.c).  Where they do not
- * (nested KVM under QEMU before 9.1) windows could never end, and endless
- * windows cost too much there: every PMI's MSR accesses followed by 256
- * steps slowed guests several-fold and showed up as kernel cycles in every
- * profile.
- *
- * A breakpoint is a linear address: in another address space the same
- * address may hold other code, which is then stepped once and left alone.
+ * RDPMC where KVM answers it itself (SVM and VMX intercept it, and a KVM
+ * whose own vPMU is on for the guest answers from counters pmuvm keeps at
+ * 0, with no exit). The instruction never exits, but it can be found and
+ * watched: a guest reads a counter shortly after programming or stopping
+ * it, so each PMU MSR access opens a window of single steps
+ * (rdpmc_window.c) in which the exact source corrects every RDPMC it steps,
+ * and each RDPMC found becomes an execution breakpoint (DR1-DR3) answered
+ * here from pmuvm's counters when it fires. An image whose symbol table
+ * shows all its RDPMCs (rdpmc_sites.c) has them watched from the start.
+ * Only where breakpoints fire (kvm/probe.c): elsewhere windows never end.
+ * Design: docs/counting.md, "RDPMC that KVM answers" and "Discovery windows".
  */
 #include "exact/exact.h"
 #include "log.h"

@@ -1,8 +1,8 @@
 /*
  * ntpmu in a guest: the Windows counter calls of include/nt/ (ntddk.h,
  * winbase.h, evntrace.h, perflib.h, ntexapi.h) on the PMU MSRs, bound to
- * the guest runtime (rt.h) by ntpmu_rt_init().  README, "Windows counter
- * calls (ntpmu)".
+ * the guest runtime (rt.h) by ntpmu_rt_init().  docs/ntpmu.md, "Using it
+ * in a guest".
  *
  *	int main(void)
  *	{

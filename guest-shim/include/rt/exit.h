@@ -1,7 +1,7 @@
 /*
  * Leaving the guest through QEMU's isa-debug-exit device at port 0xf4
  * (iosize 4): the VMM exits with status (code << 1) | 1, so 0 -> 1 (pass),
- * 1 -> 3 (fail), 2 -> 5, 3 -> 7 (README, "Exit status").
+ * 1 -> 3 (fail), 2 -> 5, 3 -> 7 (pmuvm(1), EXIT STATUS).
  */
 #ifndef RT_EXIT_H
 #define RT_EXIT_H

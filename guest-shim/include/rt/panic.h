@@ -9,7 +9,7 @@
  * prints "PANIC file:line: message" on the console as one line and leaves
  * through isa-debug-exit with RT_EXIT_PANIC (rt/exit.h), so pmuvm and QEMU
  * exit with status (3 << 1) | 1 = 7, apart from a failed assertion (3);
- * README, "Exit status".  It does not return.
+ * pmuvm(1), EXIT STATUS.  It does not return.
  */
 #ifndef RT_PANIC_H
 #define RT_PANIC_H

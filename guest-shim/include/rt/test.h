@@ -4,7 +4,7 @@
  * other value fails (code 1 -> status 3).  Assertions fail immediately.
  *
  * Every verdict is printed on the console and also sent to pmuvm as a
- * ucall (rt/ucall.h, README "Guest results (ucall)"), which the report
+ * ucall (rt/ucall.h, include/pmuvm/ucall.h), which the report
  * lists and the system tests check: test_ok() prints "ok - NAME", a failed
  * assertion "FAIL file:line: ..." with the expression and its operands,
  * GUEST_VALUE() "value NAME = N", and main()'s return is a "done" ucall.
@@ -49,7 +49,7 @@ void __guest_fail(const char *file, int line, const char *expr, unsigned int nr_
 /* A named check passed: prints "ok - NAME". */
 void test_ok(const char *name);
 
-/* A named value for the host (README): prints "value NAME = N". */
+/* A named value for the host (a ucall "value"): prints "value NAME = N". */
 void test_value(const char *name, uint64_t value);
 #define GUEST_VALUE(name, v)	test_value((name), (uint64_t)(v))
 

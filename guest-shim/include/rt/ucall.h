@@ -1,6 +1,6 @@
 /*
  * Structured results to pmuvm through the ucall port (include/pmuvm/ucall.h,
- * README "Guest results (ucall)"). rt/test.h's macros call these and also
+ * docs/guest-sdk.md). rt/test.h's macros call these and also
  * print their usual lines, so a guest seldom calls them itself.
  *
  * Each call builds its message on the caller's stack and hands pmuvm its

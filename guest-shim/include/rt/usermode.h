@@ -1,6 +1,6 @@
 /*
  * Running code at CPL3 (user mode), where guest code runs natively instead
- * of through KVM's instruction emulator (README, "Platform notes").
+ * of through KVM's instruction emulator (kvm_pvm: docs/counting.md, "kvm_pvm").
  *
  *	uint64_t r = rt_run_user(fn, arg);
  *
