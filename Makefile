@@ -11,7 +11,7 @@
 #   make bench      measure what the virtual PMU costs (table + build/bench.json)
 #   make install    PREFIX=/usr/local DESTDIR=  (pmuvm and pmuvm.1, the guest images,
 #                   qemu-configs/, the guest SDK: library, headers, pmuvm-guest.pc)
-#   make V=1        show the commands; WERROR=0 to not fail on warnings
+#   make V=1        show the commands; WERROR=1 to fail on warnings (CI does)
 #   make SANITIZE=1 ASan+UBSan build of pmuvm and the hosted tests (under build/asan)
 #   make fuzz       build the libFuzzer targets (mk/fuzz.mk) and run each FUZZ_SECONDS=60
 
@@ -22,7 +22,7 @@ else
 O ?= build
 endif
 V ?= 0
-WERROR ?= 1
+WERROR ?= 0
 PREFIX ?= /usr/local
 DESTDIR ?=
 
@@ -49,7 +49,7 @@ endif
 
 DEPFLAGS = -MMD -MP
 HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARNINGS) -Iinclude -Ivmm -Itests/lib $(CFLAGS)
-HOST_LDLIBS := -lpthread -lrt -lZydis -ljson-c
+HOST_LDLIBS := -lpthread -lrt -lm -lZydis -ljson-c
 ifeq ($(SANITIZE),1)
 HOST_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 HOST_LDFLAGS += -fsanitize=address,undefined
@@ -73,7 +73,7 @@ GUEST_ARCH_CFLAGS := -std=gnu11 -m64 -ffreestanding -fno-builtin \
 	-fno-omit-frame-pointer
 GUEST_CFLAGS := $(GUEST_ARCH_CFLAGS) -nostdinc -isystem $(shell $(CC) -print-file-name=include) \
 	-O2 -g $(WARNINGS) -Iinclude -Iguest-shim/include
-GUEST_LINK_FLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,max-page-size=0x1000 \
+GUEST_LINK_FLAGS := -nostdlib -static -Wl,--build-id=none -Wl,-z,max-page-size=0x1000 \
 	-Wl,-z,noexecstack
 GUEST_LDFLAGS := $(GUEST_LINK_FLAGS) -T guest-shim/rt/guest.ld
 
@@ -160,12 +160,12 @@ $(LIBGUEST): $(GUEST_LIB_OBJS)
 $(O)/guests/%.elf64: $(O)/guest/tests/guests/%.o $(LIBGUEST) guest-shim/rt/guest.ld
 	@mkdir -p $(@D)
 	$(E) GUESTLD $@
-	$(Q)$(CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ $< -Wl,--whole-archive $(LIBGUEST) -Wl,--no-whole-archive
+	$(Q)$(CC) $(GUEST_ARCH_CFLAGS) $(GUEST_LDFLAGS) -o $@ $< -Wl,--whole-archive $(LIBGUEST) -Wl,--no-whole-archive
 
 $(O)/guests/demo.elf64: $(DEMO_SRCS:%.c=$(O)/guest/%.o) $(LIBGUEST) guest-shim/rt/guest.ld
 	@mkdir -p $(@D)
 	$(E) GUESTLD $@
-	$(Q)$(CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ $(filter %.o,$^) -Wl,--whole-archive $(LIBGUEST) -Wl,--no-whole-archive
+	$(Q)$(CC) $(GUEST_ARCH_CFLAGS) $(GUEST_LDFLAGS) -o $@ $(filter %.o,$^) -Wl,--whole-archive $(LIBGUEST) -Wl,--no-whole-archive
 
 $(O)/guests/%.elf: $(O)/guests/%.elf64
 	$(E) OBJCOPY $@
