@@ -77,6 +77,13 @@ GUEST_LINK_FLAGS := -nostdlib -static -Wl,--build-id=none -Wl,-z,max-page-size=0
 	-Wl,-z,noexecstack
 GUEST_LDFLAGS := $(GUEST_LINK_FLAGS) -T guest-shim/rt/guest.ld
 
+# The version (scripts/version.sh: git describe, or the VERSION file of a
+# release tarball) goes into pmuvm --version, the man page and
+# pmuvm-guest.pc. $(O)/version changes only with it, so that only what
+# prints it is rebuilt.
+PMUVM_VERSION := $(shell scripts/version.sh)
+VERSION_CFLAGS := -DPMUVM_VERSION='"$(PMUVM_VERSION)"'
+
 # ---- sources ---------------------------------------------------------------
 VMM_MAIN := vmm/main.c
 VMM_SRCS := $(filter-out $(VMM_MAIN),$(sort $(wildcard vmm/*.c vmm/*/*.c)))
@@ -115,6 +122,16 @@ $(O)/%.o: %.c
 	@mkdir -p $(@D)
 	$(E) CC $<
 	$(Q)$(CC) $(HOST_CFLAGS) $(CHECK_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(O)/version: FORCE
+	@mkdir -p $(@D)
+	@[ "$$(cat $@ 2>/dev/null)" = '$(PMUVM_VERSION)' ] || echo '$(PMUVM_VERSION)' >$@
+
+$(O)/vmm/config.o $(O)/tests/system/test_cli.o: $(O)/version
+$(O)/vmm/config.o $(O)/tests/system/test_cli.o: HOST_CFLAGS += $(VERSION_CFLAGS)
+
+.PHONY: FORCE
+FORCE:
 
 $(LIBPMUVM): $(VMM_OBJS)
 	$(E) AR $@
@@ -256,7 +273,6 @@ SDK_HEADERS := $(sort $(wildcard include/nt/*.h include/pmu/*.h \
 	guest-shim/include/*.h guest-shim/include/*/*.h))
 SDK_INCDIR = $(PREFIX)/include/pmuvm-guest
 SDK_LIBDIR = $(PREFIX)/lib/pmuvm-guest
-PMUVM_VERSION := $(shell sed -n 's/^.define PMUVM_VERSION "\(.*\)"$$/\1/p' vmm/config.c)
 
 install: all $(LIBGUEST)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/pmuvm/guests

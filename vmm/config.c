@@ -10,7 +10,10 @@
 #include "log.h"
 #include "config-filter.h"
 
-#define PMUVM_VERSION "0.1.0"
+/* The Makefile passes the version (scripts/version.sh); this is for other builds. */
+#ifndef PMUVM_VERSION
+#define PMUVM_VERSION "unknown"
+#endif
 
 static const char usage_text[] =
 "usage: pmuvm [options] GUEST.elf\n"
