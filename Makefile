@@ -1,16 +1,22 @@
-# pmuvm: a KVM VMM that gives guests an emulated Intel architectural PMU.
+# pmuvm: a KVM VMM that boots multiboot guests and Linux kernels and gives
+# them an emulated Intel (v1-v5, PEBS) or AMD (PerfMonV2) PMU.
 #
-#   make            build pmuvm, the guest runtime and the guests
-#   make run        build and boot the demo guest (installs missing packages first)
-#   make check      build and run every test (installs missing packages first);
-#                   system tests run in the lab (tests/lab/) without /dev/kvm
+#   make            build pmuvm, its man page, the guest runtime and the guests
+#   make run        build and boot the demo guest (installs missing packages
+#                   first: make deps, and the lab's where it boots the demo)
+#   make check      build and run every test (installs missing packages first:
+#                   make deps-check); system tests run in the lab (tests/lab/)
+#                   without /dev/kvm
 #   make check-lab  the system tests in the lab, even where /dev/kvm is usable
 #   make coverage   branch coverage of the vPMU model
 #   make compare    the compare guest under QEMU/KVM and under pmuvm, side by side
 #                   (COMPARE_ARGS="--pmu amd": pmuvm's AMD PMU)
 #   make bench      measure what the virtual PMU costs (table + build/bench.json)
 #   make install    PREFIX=/usr/local DESTDIR=  (pmuvm and pmuvm.1, the guest images,
-#                   qemu-configs/, the guest SDK: library, headers, pmuvm-guest.pc)
+#                   qemu-configs/, the guest SDK: library, headers, pmuvm-guest.pc;
+#                   the docs and licenses); make uninstall with the same removes it
+#   make dist       build/pmuvm-VERSION.tar.gz of HEAD (git archive + VERSION)
+#   make deps       the Debian packages to build and run (deps-check: and to test)
 #   make V=1        show the commands; WERROR=1 to fail on warnings (CI does)
 #   make SANITIZE=1 ASan+UBSan build of pmuvm and the hosted tests (under build/asan)
 #   make fuzz       build the libFuzzer targets (mk/fuzz.mk) and run each FUZZ_SECONDS=60
@@ -111,11 +117,14 @@ ALL_HOST_OBJS := $(VMM_OBJS) $(O)/$(VMM_MAIN:.c=.o) $(UNIT_SRCS:%.c=$(O)/%.o) \
 DEPS := $(ALL_HOST_OBJS:.o=.d) $(GUEST_LIB_OBJS:.o=.d) \
 	$(GUEST_TESTS:%.c=$(O)/guest/%.d) $(DEMO_SRCS:%.c=$(O)/guest/%.d)
 
-.PHONY: all run check check-lab linux-image deps test-bins unit system coverage bench install clean
+.PHONY: all run check check-lab linux-image deps deps-check test-bins unit system coverage \
+	bench install uninstall dist clean
 .DEFAULT_GOAL := all
 .SECONDARY:
 
-all: $(PMUVM) $(GUEST_ELFS)
+MAN := $(O)/pmuvm.1
+
+all: $(PMUVM) $(MAN) $(GUEST_ELFS)
 
 # ---- host ------------------------------------------------------------------
 $(O)/%.o: %.c
@@ -153,6 +162,14 @@ $(UNIT_BIN): $(UNIT_SRCS:%.c=$(O)/%.o) $(TEST_LIB_SRCS:%.c=$(O)/%.o) \
 $(SYSTEM_BIN): $(SYSTEM_SRCS:%.c=$(O)/%.o) $(TEST_LIB_SRCS:%.c=$(O)/%.o) $(LIBPMUVM)
 	$(E) LD $@
 	$(Q)$(CC) $(HOST_LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(HOST_LDLIBS)
+
+# The man page: help2man from pmuvm --help and --version, plus the sections
+# --help cannot carry (docs/pmuvm.h2m). Dated by the last commit, if any.
+$(MAN): $(PMUVM) docs/pmuvm.h2m
+	$(E) HELP2MAN $@
+	$(Q)command -v help2man >/dev/null || { echo "pmuvm: help2man is not installed (make deps)" >&2; exit 1; }
+	$(Q)SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || date +%s) \
+		help2man --no-info --include=docs/pmuvm.h2m --output=$@.tmp ./$(PMUVM) && mv $@.tmp $@
 
 # ---- guest -----------------------------------------------------------------
 $(O)/guest/%.o: %.c
@@ -192,6 +209,9 @@ $(O)/guests/%.elf: $(O)/guests/%.elf64
 deps:
 	@scripts/deps.sh
 
+deps-check:
+	@scripts/deps.sh check
+
 test-bins: all $(UNIT_BIN) $(SYSTEM_BIN)
 
 # Where this machine has no usable /dev/kvm, the demo runs in the lab. The
@@ -203,6 +223,7 @@ run:
 	@$(MAKE) --no-print-directory all
 	@if why=$$(scripts/kvm-unusable); then \
 		echo "pmuvm: $$why: running the demo in the lab (nested KVM under QEMU, tests/lab/)"; \
+		scripts/deps.sh lab || exit 1; \
 		tests/lab/pmuvm-lab --quiet $(DEMO_CMD); \
 	else \
 		echo "$(DEMO_CMD)"; \
@@ -210,13 +231,13 @@ run:
 	fi; st=$$?; [ $$st = 1 ] || { echo "pmuvm: demo failed (exit status $$st)"; exit 1; }
 
 check:
-	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory deps-check
 	@$(MAKE) --no-print-directory test-bins
 	@SANITIZE=$(SANITIZE) scripts/run-tests.sh $(O)
 
 # The system tests in the lab even where /dev/kvm is usable here.
 check-lab:
-	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory deps-check
 	@$(MAKE) --no-print-directory test-bins
 	@scripts/run-tests.sh $(O) --lab
 
@@ -230,7 +251,7 @@ system: test-bins
 # (README, "Linux guests"); it prints the cached kernel to boot it with.
 .PHONY: linux-image
 linux-image:
-	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory deps-check
 	@mkdir -p $(O)/linux
 	@[ -n "$$(ls $${PMUVM_LAB_CACHE:-/var/cache/pmuvm-lab} 2>/dev/null)" ] || tests/lab/pmuvm-lab --prepare
 	@tests/linux/mkinitramfs --perf $(O)/linux/perf.cpio
@@ -239,7 +260,7 @@ linux-image:
 # QEMU/KVM and pmuvm side by side on the compare guest (README).
 .PHONY: compare compare-linux
 compare:
-	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory deps-check
 	@$(MAKE) --no-print-directory all
 	@scripts/pmuvm-compare --pmuvm $(PMUVM) --guest $(O)/guests/compare.elf $(COMPARE_ARGS)
 	@echo
@@ -247,7 +268,7 @@ compare:
 
 # Only the Linux guest's side-by-side table (perf under QEMU/KVM and pmuvm).
 compare-linux:
-	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory deps-check
 	@$(MAKE) --no-print-directory all
 	@scripts/pmuvm-compare-linux --pmuvm $(PMUVM) $(COMPARE_LINUX_ARGS)
 
@@ -274,6 +295,8 @@ SDK_HEADERS := $(sort $(wildcard include/nt/*.h include/pmu/*.h \
 SDK_INCDIR = $(PREFIX)/include/pmuvm-guest
 SDK_LIBDIR = $(PREFIX)/lib/pmuvm-guest
 
+DOCDIR = $(PREFIX)/share/doc/pmuvm
+
 install: all $(LIBGUEST)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/pmuvm/guests
 	install -m 0755 $(PMUVM) $(DESTDIR)$(PREFIX)/bin/pmuvm
@@ -284,7 +307,11 @@ install: all $(LIBGUEST)
 	install -m 0644 qemu-configs/libvirt/*.xml $(DESTDIR)$(PREFIX)/share/pmuvm/qemu-configs/libvirt/
 	install -m 0755 qemu-configs/libvirt/mkdomain $(DESTDIR)$(PREFIX)/share/pmuvm/qemu-configs/libvirt/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0644 doc/pmuvm.1 $(DESTDIR)$(PREFIX)/share/man/man1/pmuvm.1
+	install -m 0644 $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/pmuvm.1
+	install -d $(DESTDIR)$(DOCDIR)/LICENSES $(DESTDIR)$(DOCDIR)/docs
+	install -m 0644 README.md CHANGELOG.md LICENSE $(DESTDIR)$(DOCDIR)/
+	install -m 0644 LICENSES/*.txt $(DESTDIR)$(DOCDIR)/LICENSES/
+	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
 	install -d $(DESTDIR)$(SDK_LIBDIR) $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 0644 $(LIBGUEST) $(DESTDIR)$(SDK_LIBDIR)/libpmuvm-guest.a
 	install -m 0644 guest-shim/rt/guest.ld $(DESTDIR)$(SDK_LIBDIR)/pmuvm-guest.ld
@@ -293,6 +320,38 @@ install: all $(LIBGUEST)
 	sed -e 's|@prefix@|$(PREFIX)|' -e 's|@version@|$(PMUVM_VERSION)|' \
 	    -e 's|@cflags@|$(GUEST_ARCH_CFLAGS)|' -e 's|@libs@|$(GUEST_LINK_FLAGS)|' \
 	    guest-shim/pmuvm-guest.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/pmuvm-guest.pc
+
+# Removes each file that `make install` with the same PREFIX puts in place
+# (listed by installing into a scratch DESTDIR), then pmuvm's own
+# directories left empty; directories it shares (bin/, man1/) stay.
+UNINSTALL_LIST := $(CURDIR)/$(O)/uninstall
+uninstall:
+	@rm -rf $(UNINSTALL_LIST)
+	@$(MAKE) --no-print-directory install DESTDIR=$(UNINSTALL_LIST) PREFIX=$(PREFIX) >/dev/null
+	@find $(UNINSTALL_LIST) ! -type d | sed 's|^$(UNINSTALL_LIST)||' | sort | while read -r f; do \
+		[ -e "$(DESTDIR)$$f" ] || [ -L "$(DESTDIR)$$f" ] || continue; \
+		echo "rm $(DESTDIR)$$f"; rm -f "$(DESTDIR)$$f" || exit 1; \
+	done
+	@find $(UNINSTALL_LIST)$(PREFIX) -depth -type d | sed 's|^$(UNINSTALL_LIST)$(PREFIX)||' | \
+	grep -E '(^|/)pmuvm(-guest)?(/|$$)' | while read -r d; do \
+		[ -d "$(DESTDIR)$(PREFIX)$$d" ] && rmdir "$(DESTDIR)$(PREFIX)$$d" 2>/dev/null && \
+			echo "rmdir $(DESTDIR)$(PREFIX)$$d"; \
+	done; true
+	@rm -rf $(UNINSTALL_LIST)
+
+# The tarball of HEAD (not of uncommitted changes) with a VERSION file that
+# holds HEAD's version, for builds outside git (scripts/version.sh); the
+# tracked VERSION is export-ignore'd (.gitattributes).
+DIST_VERSION = $(shell scripts/version.sh --head)
+DIST_TARBALL = build/pmuvm-$(DIST_VERSION).tar.gz
+dist:
+	@[ -e .git ] || { echo "pmuvm: make dist needs a git checkout" >&2; exit 1; }
+	@git diff-index --quiet HEAD -- || echo "pmuvm: warning: uncommitted changes are not in the tarball (it packs HEAD)" >&2
+	@mkdir -p build/dist
+	@echo '$(DIST_VERSION)' >build/dist/VERSION
+	@git archive --format=tar.gz --prefix=pmuvm-$(DIST_VERSION)/ \
+		--add-file=build/dist/VERSION -o $(DIST_TARBALL) HEAD
+	@echo "pmuvm: $(DIST_TARBALL)"
 
 clean:
 	rm -rf build
