@@ -339,18 +339,21 @@ uninstall:
 	done; true
 	@rm -rf $(UNINSTALL_LIST)
 
-# The tarball of HEAD (not of uncommitted changes) with a VERSION file that
-# holds HEAD's version, for builds outside git (scripts/version.sh); the
-# tracked VERSION is export-ignore'd (.gitattributes).
+# The tarball of HEAD (not of uncommitted changes), its VERSION file
+# holding HEAD's version for builds outside git (scripts/version.sh);
+# files dated and owned as the commit, so the same commit packs the same.
 DIST_VERSION = $(shell scripts/version.sh --head)
-DIST_TARBALL = build/pmuvm-$(DIST_VERSION).tar.gz
+DIST_NAME = pmuvm-$(DIST_VERSION)
+DIST_TARBALL = build/$(DIST_NAME).tar.gz
 dist:
 	@[ -e .git ] || { echo "pmuvm: make dist needs a git checkout" >&2; exit 1; }
 	@git diff-index --quiet HEAD -- || echo "pmuvm: warning: uncommitted changes are not in the tarball (it packs HEAD)" >&2
-	@mkdir -p build/dist
-	@echo '$(DIST_VERSION)' >build/dist/VERSION
-	@git archive --format=tar.gz --prefix=pmuvm-$(DIST_VERSION)/ \
-		--add-file=build/dist/VERSION -o $(DIST_TARBALL) HEAD
+	@rm -rf build/dist && mkdir -p build/dist
+	@git archive --prefix=$(DIST_NAME)/ HEAD | tar -x -C build/dist
+	@echo '$(DIST_VERSION)' >build/dist/$(DIST_NAME)/VERSION
+	@tar -C build/dist --sort=name --owner=0 --group=0 --numeric-owner \
+		--mtime=@$$(git log -1 --format=%ct) -cf - $(DIST_NAME) | gzip -n >$(DIST_TARBALL)
+	@rm -rf build/dist
 	@echo "pmuvm: $(DIST_TARBALL)"
 
 clean:
