@@ -361,6 +361,6 @@ clean:
 
 include mk/fuzz.mk
 
-ifeq ($(filter clean deps,$(MAKECMDGOALS)),)
+ifeq ($(filter clean deps deps-check,$(MAKECMDGOALS)),)
 -include $(DEPS)
 endif

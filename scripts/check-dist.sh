@@ -3,14 +3,16 @@
 # a VERSION file holding HEAD's version (scripts/version.sh --head), builds
 # there without git (make -j2 all), its pmuvm says that version, and
 # `make install DESTDIR=` followed by `make uninstall DESTDIR=` (same
-# PREFIX) leaves no file and none of pmuvm's directories behind. Run by
+# PREFIX) leaves no file and none of pmuvm's directories behind; the
+# tarball is removed afterwards. Run by
 # scripts/run-tests.sh with the build dir as $1 (unused: the tarball builds
 # its own).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 fail=0
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/check-dist.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+tarball=""
+trap 'rm -rf "$tmp"; [ -z "$tarball" ] || rm -f "$tarball"' EXIT
 
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; fail=1; }
