@@ -1,17 +1,23 @@
-# pmuvm: a KVM VMM that gives guests an emulated Intel architectural PMU.
+# pmuvm: a KVM VMM that boots multiboot guests and Linux kernels and gives
+# them an emulated Intel (v1-v5, PEBS) or AMD (PerfMonV2) PMU.
 #
-#   make            build pmuvm, the guest runtime and the guests
-#   make run        build and boot the demo guest (installs missing packages first)
-#   make check      build and run every test (installs missing packages first);
-#                   system tests run in the lab (tests/lab/) without /dev/kvm
+#   make            build pmuvm, its man page, the guest runtime and the guests
+#   make run        build and boot the demo guest (installs missing packages
+#                   first: make deps, and the lab's where it boots the demo)
+#   make check      build and run every test (installs missing packages first:
+#                   make deps-check); system tests run in the lab (tests/lab/)
+#                   without /dev/kvm
 #   make check-lab  the system tests in the lab, even where /dev/kvm is usable
 #   make coverage   branch coverage of the vPMU model
 #   make compare    the compare guest under QEMU/KVM and under pmuvm, side by side
 #                   (COMPARE_ARGS="--pmu amd": pmuvm's AMD PMU)
 #   make bench      measure what the virtual PMU costs (table + build/bench.json)
 #   make install    PREFIX=/usr/local DESTDIR=  (pmuvm and pmuvm.1, the guest images,
-#                   qemu-configs/, the guest SDK: library, headers, pmuvm-guest.pc)
-#   make V=1        show the commands; WERROR=0 to not fail on warnings
+#                   qemu-configs/, the guest SDK: library, headers, pmuvm-guest.pc;
+#                   the docs and licenses); make uninstall with the same removes it
+#   make dist       build/pmuvm-VERSION.tar.gz of HEAD (git archive + VERSION)
+#   make deps       the Debian packages to build and run (deps-check: and to test)
+#   make V=1        show the commands; WERROR=1 to fail on warnings (CI does)
 #   make SANITIZE=1 ASan+UBSan build of pmuvm and the hosted tests (under build/asan)
 #   make fuzz       build the libFuzzer targets (mk/fuzz.mk) and run each FUZZ_SECONDS=60
 
@@ -22,7 +28,7 @@ else
 O ?= build
 endif
 V ?= 0
-WERROR ?= 1
+WERROR ?= 0
 PREFIX ?= /usr/local
 DESTDIR ?=
 
@@ -49,7 +55,7 @@ endif
 
 DEPFLAGS = -MMD -MP
 HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARNINGS) -Iinclude -Ivmm -Itests/lib $(CFLAGS)
-HOST_LDLIBS := -lpthread -lrt -lZydis -ljson-c
+HOST_LDLIBS := -lpthread -lrt -lm -lZydis -ljson-c
 ifeq ($(SANITIZE),1)
 HOST_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 HOST_LDFLAGS += -fsanitize=address,undefined
@@ -73,9 +79,16 @@ GUEST_ARCH_CFLAGS := -std=gnu11 -m64 -ffreestanding -fno-builtin \
 	-fno-omit-frame-pointer
 GUEST_CFLAGS := $(GUEST_ARCH_CFLAGS) -nostdinc -isystem $(shell $(CC) -print-file-name=include) \
 	-O2 -g $(WARNINGS) -Iinclude -Iguest-shim/include
-GUEST_LINK_FLAGS := -nostdlib -static -no-pie -Wl,--build-id=none -Wl,-z,max-page-size=0x1000 \
+GUEST_LINK_FLAGS := -nostdlib -static -Wl,--build-id=none -Wl,-z,max-page-size=0x1000 \
 	-Wl,-z,noexecstack
 GUEST_LDFLAGS := $(GUEST_LINK_FLAGS) -T guest-shim/rt/guest.ld
+
+# The version (scripts/version.sh: git describe, or the VERSION file of a
+# release tarball) goes into pmuvm --version, the man page and
+# pmuvm-guest.pc. $(O)/version changes only with it, so that only what
+# prints it is rebuilt.
+PMUVM_VERSION := $(shell scripts/version.sh)
+VERSION_CFLAGS := -DPMUVM_VERSION='"$(PMUVM_VERSION)"'
 
 # ---- sources ---------------------------------------------------------------
 VMM_MAIN := vmm/main.c
@@ -104,17 +117,30 @@ ALL_HOST_OBJS := $(VMM_OBJS) $(O)/$(VMM_MAIN:.c=.o) $(UNIT_SRCS:%.c=$(O)/%.o) \
 DEPS := $(ALL_HOST_OBJS:.o=.d) $(GUEST_LIB_OBJS:.o=.d) \
 	$(GUEST_TESTS:%.c=$(O)/guest/%.d) $(DEMO_SRCS:%.c=$(O)/guest/%.d)
 
-.PHONY: all run check check-lab linux-image deps test-bins unit system coverage bench install clean
+.PHONY: all run check check-lab linux-image deps deps-check test-bins unit system coverage \
+	bench install uninstall dist clean
 .DEFAULT_GOAL := all
 .SECONDARY:
 
-all: $(PMUVM) $(GUEST_ELFS)
+MAN := $(O)/pmuvm.1
+
+all: $(PMUVM) $(MAN) $(GUEST_ELFS)
 
 # ---- host ------------------------------------------------------------------
 $(O)/%.o: %.c
 	@mkdir -p $(@D)
 	$(E) CC $<
 	$(Q)$(CC) $(HOST_CFLAGS) $(CHECK_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(O)/version: FORCE
+	@mkdir -p $(@D)
+	@[ "$$(cat $@ 2>/dev/null)" = '$(PMUVM_VERSION)' ] || echo '$(PMUVM_VERSION)' >$@
+
+$(O)/vmm/config.o $(O)/tests/system/test_cli.o: $(O)/version
+$(O)/vmm/config.o $(O)/tests/system/test_cli.o: HOST_CFLAGS += $(VERSION_CFLAGS)
+
+.PHONY: FORCE
+FORCE:
 
 $(LIBPMUVM): $(VMM_OBJS)
 	$(E) AR $@
@@ -136,6 +162,14 @@ $(UNIT_BIN): $(UNIT_SRCS:%.c=$(O)/%.o) $(TEST_LIB_SRCS:%.c=$(O)/%.o) \
 $(SYSTEM_BIN): $(SYSTEM_SRCS:%.c=$(O)/%.o) $(TEST_LIB_SRCS:%.c=$(O)/%.o) $(LIBPMUVM)
 	$(E) LD $@
 	$(Q)$(CC) $(HOST_LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(HOST_LDLIBS)
+
+# The man page: help2man from pmuvm --help and --version, plus the sections
+# --help cannot carry (docs/pmuvm.h2m). Dated by the last commit, if any.
+$(MAN): $(PMUVM) docs/pmuvm.h2m
+	$(E) HELP2MAN $@
+	$(Q)command -v help2man >/dev/null || { echo "pmuvm: help2man is not installed (make deps)" >&2; exit 1; }
+	$(Q)SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || date +%s) \
+		help2man --no-info --include=docs/pmuvm.h2m --output=$@.tmp ./$(PMUVM) && mv $@.tmp $@
 
 # ---- guest -----------------------------------------------------------------
 $(O)/guest/%.o: %.c
@@ -160,12 +194,12 @@ $(LIBGUEST): $(GUEST_LIB_OBJS)
 $(O)/guests/%.elf64: $(O)/guest/tests/guests/%.o $(LIBGUEST) guest-shim/rt/guest.ld
 	@mkdir -p $(@D)
 	$(E) GUESTLD $@
-	$(Q)$(CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ $< -Wl,--whole-archive $(LIBGUEST) -Wl,--no-whole-archive
+	$(Q)$(CC) $(GUEST_ARCH_CFLAGS) $(GUEST_LDFLAGS) -o $@ $< -Wl,--whole-archive $(LIBGUEST) -Wl,--no-whole-archive
 
 $(O)/guests/demo.elf64: $(DEMO_SRCS:%.c=$(O)/guest/%.o) $(LIBGUEST) guest-shim/rt/guest.ld
 	@mkdir -p $(@D)
 	$(E) GUESTLD $@
-	$(Q)$(CC) $(GUEST_CFLAGS) $(GUEST_LDFLAGS) -o $@ $(filter %.o,$^) -Wl,--whole-archive $(LIBGUEST) -Wl,--no-whole-archive
+	$(Q)$(CC) $(GUEST_ARCH_CFLAGS) $(GUEST_LDFLAGS) -o $@ $(filter %.o,$^) -Wl,--whole-archive $(LIBGUEST) -Wl,--no-whole-archive
 
 $(O)/guests/%.elf: $(O)/guests/%.elf64
 	$(E) OBJCOPY $@
@@ -174,6 +208,9 @@ $(O)/guests/%.elf: $(O)/guests/%.elf64
 # ---- top-level commands ----------------------------------------------------
 deps:
 	@scripts/deps.sh
+
+deps-check:
+	@scripts/deps.sh check
 
 test-bins: all $(UNIT_BIN) $(SYSTEM_BIN)
 
@@ -186,6 +223,7 @@ run:
 	@$(MAKE) --no-print-directory all
 	@if why=$$(scripts/kvm-unusable); then \
 		echo "pmuvm: $$why: running the demo in the lab (nested KVM under QEMU, tests/lab/)"; \
+		scripts/deps.sh lab || exit 1; \
 		tests/lab/pmuvm-lab --quiet $(DEMO_CMD); \
 	else \
 		echo "$(DEMO_CMD)"; \
@@ -193,13 +231,13 @@ run:
 	fi; st=$$?; [ $$st = 1 ] || { echo "pmuvm: demo failed (exit status $$st)"; exit 1; }
 
 check:
-	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory deps-check
 	@$(MAKE) --no-print-directory test-bins
 	@SANITIZE=$(SANITIZE) scripts/run-tests.sh $(O)
 
 # The system tests in the lab even where /dev/kvm is usable here.
 check-lab:
-	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory deps-check
 	@$(MAKE) --no-print-directory test-bins
 	@scripts/run-tests.sh $(O) --lab
 
@@ -214,7 +252,7 @@ system: test-bins
 # boot it with.
 .PHONY: linux-image
 linux-image:
-	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory deps-check
 	@mkdir -p $(O)/linux
 	@[ -n "$$(ls $${PMUVM_LAB_CACHE:-/var/cache/pmuvm-lab} 2>/dev/null)" ] || tests/lab/pmuvm-lab --prepare
 	@tests/linux/mkinitramfs --perf $(O)/linux/perf.cpio
@@ -224,7 +262,7 @@ linux-image:
 # "Comparing with QEMU/KVM").
 .PHONY: compare compare-linux
 compare:
-	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory deps-check
 	@$(MAKE) --no-print-directory all
 	@scripts/pmuvm-compare --pmuvm $(PMUVM) --guest $(O)/guests/compare.elf $(COMPARE_ARGS)
 	@echo
@@ -232,7 +270,7 @@ compare:
 
 # Only the Linux guest's side-by-side table (perf under QEMU/KVM and pmuvm).
 compare-linux:
-	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory deps-check
 	@$(MAKE) --no-print-directory all
 	@scripts/pmuvm-compare-linux --pmuvm $(PMUVM) $(COMPARE_LINUX_ARGS)
 
@@ -257,7 +295,8 @@ SDK_HEADERS := $(sort $(wildcard include/nt/*.h include/pmu/*.h \
 	guest-shim/include/*.h guest-shim/include/*/*.h))
 SDK_INCDIR = $(PREFIX)/include/pmuvm-guest
 SDK_LIBDIR = $(PREFIX)/lib/pmuvm-guest
-PMUVM_VERSION := $(shell sed -n 's/^.define PMUVM_VERSION "\(.*\)"$$/\1/p' vmm/config.c)
+
+DOCDIR = $(PREFIX)/share/doc/pmuvm
 
 install: all $(LIBGUEST)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/pmuvm/guests
@@ -269,7 +308,11 @@ install: all $(LIBGUEST)
 	install -m 0644 qemu-configs/libvirt/*.xml $(DESTDIR)$(PREFIX)/share/pmuvm/qemu-configs/libvirt/
 	install -m 0755 qemu-configs/libvirt/mkdomain $(DESTDIR)$(PREFIX)/share/pmuvm/qemu-configs/libvirt/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 0644 doc/pmuvm.1 $(DESTDIR)$(PREFIX)/share/man/man1/pmuvm.1
+	install -m 0644 $(MAN) $(DESTDIR)$(PREFIX)/share/man/man1/pmuvm.1
+	install -d $(DESTDIR)$(DOCDIR)/LICENSES $(DESTDIR)$(DOCDIR)/docs
+	install -m 0644 README.md CHANGELOG.md LICENSE $(DESTDIR)$(DOCDIR)/
+	install -m 0644 LICENSES/*.txt $(DESTDIR)$(DOCDIR)/LICENSES/
+	install -m 0644 docs/*.md $(DESTDIR)$(DOCDIR)/docs/
 	install -d $(DESTDIR)$(SDK_LIBDIR) $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 0644 $(LIBGUEST) $(DESTDIR)$(SDK_LIBDIR)/libpmuvm-guest.a
 	install -m 0644 guest-shim/rt/guest.ld $(DESTDIR)$(SDK_LIBDIR)/pmuvm-guest.ld
@@ -279,11 +322,46 @@ install: all $(LIBGUEST)
 	    -e 's|@cflags@|$(GUEST_ARCH_CFLAGS)|' -e 's|@libs@|$(GUEST_LINK_FLAGS)|' \
 	    guest-shim/pmuvm-guest.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/pmuvm-guest.pc
 
+# Removes each file that `make install` with the same PREFIX puts in place
+# (listed by installing into a scratch DESTDIR), then pmuvm's own
+# directories left empty; directories it shares (bin/, man1/) stay.
+UNINSTALL_LIST := $(CURDIR)/$(O)/uninstall
+uninstall:
+	@rm -rf $(UNINSTALL_LIST)
+	@$(MAKE) --no-print-directory install DESTDIR=$(UNINSTALL_LIST) PREFIX=$(PREFIX) >/dev/null
+	@find $(UNINSTALL_LIST) ! -type d | sed 's|^$(UNINSTALL_LIST)||' | sort | while read -r f; do \
+		[ -e "$(DESTDIR)$$f" ] || [ -L "$(DESTDIR)$$f" ] || continue; \
+		echo "rm $(DESTDIR)$$f"; rm -f "$(DESTDIR)$$f" || exit 1; \
+	done
+	@find $(UNINSTALL_LIST)$(PREFIX) -depth -type d | sed 's|^$(UNINSTALL_LIST)$(PREFIX)||' | \
+	grep -E '(^|/)pmuvm(-guest)?(/|$$)' | while read -r d; do \
+		[ -d "$(DESTDIR)$(PREFIX)$$d" ] && rmdir "$(DESTDIR)$(PREFIX)$$d" 2>/dev/null && \
+			echo "rmdir $(DESTDIR)$(PREFIX)$$d"; \
+	done; true
+	@rm -rf $(UNINSTALL_LIST)
+
+# The tarball of HEAD (not of uncommitted changes), its VERSION file
+# holding HEAD's version for builds outside git (scripts/version.sh);
+# files dated and owned as the commit, so the same commit packs the same.
+DIST_VERSION = $(shell scripts/version.sh --head)
+DIST_NAME = pmuvm-$(DIST_VERSION)
+DIST_TARBALL = build/$(DIST_NAME).tar.gz
+dist:
+	@[ -e .git ] || { echo "pmuvm: make dist needs a git checkout" >&2; exit 1; }
+	@git diff-index --quiet HEAD -- || echo "pmuvm: warning: uncommitted changes are not in the tarball (it packs HEAD)" >&2
+	@rm -rf build/dist && mkdir -p build/dist
+	@git archive --prefix=$(DIST_NAME)/ HEAD | tar -x -C build/dist
+	@echo '$(DIST_VERSION)' >build/dist/$(DIST_NAME)/VERSION
+	@tar -C build/dist --sort=name --owner=0 --group=0 --numeric-owner \
+		--mtime=@$$(git log -1 --format=%ct) -cf - $(DIST_NAME) | gzip -n >$(DIST_TARBALL)
+	@rm -rf build/dist
+	@echo "pmuvm: $(DIST_TARBALL)"
+
 clean:
 	rm -rf build
 
 include mk/fuzz.mk
 
-ifeq ($(filter clean deps,$(MAKECMDGOALS)),)
+ifeq ($(filter clean deps deps-check,$(MAKECMDGOALS)),)
 -include $(DEPS)
 endif

@@ -102,6 +102,6 @@ $(FUZZ_O)/fuzz_$(1): $(patsubst %.c,$(FUZZ_O)/obj/$(1)/%.o,fuzz/fuzz_$(1).c $(FU
 endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_TARGET_RULES,$(t))))
 
-ifeq ($(filter clean deps,$(MAKECMDGOALS)),)
+ifeq ($(filter clean deps deps-check,$(MAKECMDGOALS)),)
 -include $(FUZZ_DEPS)
 endif

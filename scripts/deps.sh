@@ -1,22 +1,55 @@
 #!/bin/sh
 # Installs the Debian 12 packages pmuvm needs, but only when something is
 # missing; without root it prints the exact apt-get line and fails.
+#
+#   deps.sh          building, installing and running pmuvm (make deps:
+#                    make, make run, make install)
+#   deps.sh lab      that and the lab (tests/lab/), where make run boots the
+#                    demo when this machine's /dev/kvm is unusable
+#   deps.sh check    all of that and what the tests and tools need
+#                    (make deps-check: make check, fuzz, bench, compare)
+#
+# One package a line, with why it is needed.
 set -u
 
-PKGS="build-essential pkg-config check libsubunit-dev libzydis-dev libjson-c-dev \
-qemu-system-x86 libvirt-clients valgrind"
-# libFuzzer targets (mk/fuzz.mk): clang 14; its compiler-rt (libFuzzer, ASan,
-# UBSan runtimes) is only a Recommends, which --no-install-recommends skips.
-PKGS="$PKGS clang libclang-rt-14-dev"
-# The lab (tests/lab/pmuvm-lab) packs its initramfs with cpio.
-PKGS="$PKGS cpio"
-# The Linux guests' perf image (tests/linux/mkinitramfs --perf): Debian's perf.
-PKGS="$PKGS linux-perf"
-# ...and rr, recorded and replayed in that image (docs/linux-guests.md,
-# "rr in the guest").
-PKGS="$PKGS rr"
-# scripts/check-comments.sh and make bench (scripts/bench.py) are Python.
-PKGS="$PKGS python3"
+build_pkgs() {
+	sed 's/[[:space:]]*#.*//; /^$/d' <<'EOF_PKGS'
+build-essential		# gcc, make, binutils: pmuvm, the guests, the guest SDK
+pkg-config		# the SDK's pmuvm-guest.pc; Check's flags for the tests
+libzydis-dev		# x86 decoder: exact counting, RDPMC sites, profiles
+libjson-c-dev		# --report, the guests' results (ucall)
+help2man		# the man page, generated from pmuvm --help
+EOF_PKGS
+}
+
+lab_pkgs() {
+	sed 's/[[:space:]]*#.*//; /^$/d' <<'EOF_PKGS'
+qemu-system-x86		# the lab's libraries and firmware (its QEMU is backports'); the comparisons with QEMU
+cpio			# the initramfs of the lab and of the Linux guests
+EOF_PKGS
+}
+
+check_pkgs() {
+	sed 's/[[:space:]]*#.*//; /^$/d' <<'EOF_PKGS'
+check			# the unit and system tests' runner (libcheck)
+libsubunit-dev		# Check's pkg-config file names -lsubunit
+clang			# the libFuzzer targets (mk/fuzz.mk) and CI's clang build
+libclang-rt-14-dev	# clang's libFuzzer, ASan and UBSan runtimes (only a Recommends of clang)
+linux-perf		# perf in the Linux guests' image (tests/linux/mkinitramfs --perf)
+rr			# rr, recorded and replayed in that image
+libvirt-clients		# virt-xml-validate of the libvirt domains (scripts/check-qemu-configs.sh)
+valgrind		# make bench: an exit's cost in instructions (callgrind)
+man-db			# the installed man page rendered (scripts/check-man.sh)
+python3			# scripts/check-comments.sh, make bench (scripts/bench.py)
+EOF_PKGS
+}
+
+case "${1:-}" in
+"") PKGS=$(build_pkgs) ;;
+lab) PKGS="$(build_pkgs) $(lab_pkgs)" ;;
+check) PKGS="$(build_pkgs) $(lab_pkgs) $(check_pkgs)" ;;
+*) echo "usage: $0 [lab|check]" >&2; exit 2 ;;
+esac
 
 missing=""
 for p in $PKGS; do

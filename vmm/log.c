@@ -7,6 +7,7 @@
 
 int log_verbosity;
 
+__attribute__((format(printf, 2, 0)))
 static void vlog(const char *tag, const char *fmt, va_list ap)
 {
 	char buf[1024];

@@ -1,6 +1,7 @@
 /*
- * pmuvm: boot a multiboot guest under KVM with a software-emulated Intel
- * architectural PMU.  Only main() turns errors into an exit status
+ * pmuvm: boot a multiboot guest or a Linux bzImage under KVM with a
+ * software-emulated PMU, Intel's architectural PMU (v1-v5, PEBS) or AMD's
+ * (PerfMonV2).  Only main() turns errors into an exit status
  * (vmm/exitcode.h); everything below returns codes.
  */
 #include <errno.h>

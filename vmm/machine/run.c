@@ -161,16 +161,17 @@ static const vcpu_exit_fn exit_handlers[] = {
 
 static int vcpu_set_signal_mask(struct vcpu *vcpu)
 {
-	struct {
+	/* The kernel's sigset_t is 64 bits, after the header's len. */
+	union {
 		struct kvm_signal_mask hdr;
-		uint8_t sigset[8];	/* the kernel's sigset_t is 64 bits */
+		uint8_t room[sizeof(struct kvm_signal_mask) + 8];
 	} m;
 	sigset_t set;
 
 	pthread_sigmask(SIG_SETMASK, NULL, &set);
 	sigdelset(&set, VCPU_KICK_SIGNAL);
 	m.hdr.len = 8;
-	memcpy(m.sigset, &set, 8);
+	memcpy(m.hdr.sigset, &set, 8);
 	if (ioctl(vcpu->fd, KVM_SET_SIGNAL_MASK, &m) < 0) {
 		pr_err("KVM_SET_SIGNAL_MASK: %s", strerror(errno));
 		return -errno;

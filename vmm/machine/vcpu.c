@@ -215,17 +215,30 @@ void vcpu_destroy(struct vcpu *vcpu)
 	vcpu->fd = -1;
 }
 
+/* struct kvm_msrs with room for one entry (its entries[] is a flexible array). */
+union vcpu_one_msr {
+	struct kvm_msrs msrs;
+	uint8_t room[sizeof(struct kvm_msrs) + sizeof(struct kvm_msr_entry)];
+};
+
 int vcpu_read_msr(struct vcpu *vcpu, uint32_t index, uint64_t *data)
 {
-	struct {
-		struct kvm_msrs hdr;
-		struct kvm_msr_entry e;
-	} m = { .hdr.nmsrs = 1, .e.index = index };
+	union vcpu_one_msr m = { .msrs.nmsrs = 1 };
 
+	m.msrs.entries[0].index = index;
 	if (ioctl(vcpu->fd, KVM_GET_MSRS, &m) != 1)
 		return -EIO;
-	*data = m.e.data;
+	*data = m.msrs.entries[0].data;
 	return 0;
+}
+
+int vcpu_write_msr(struct vcpu *vcpu, uint32_t index, uint64_t data)
+{
+	union vcpu_one_msr m = { .msrs.nmsrs = 1 };
+
+	m.msrs.entries[0].index = index;
+	m.msrs.entries[0].data = data;
+	return ioctl(vcpu->fd, KVM_SET_MSRS, &m) == 1 ? 0 : -EIO;
 }
 
 uint64_t vcpu_get_msr(struct vcpu *vcpu, uint32_t index)

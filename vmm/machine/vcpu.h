@@ -118,6 +118,8 @@ static inline int vcpu_state(struct vcpu *vcpu, struct kvm_regs **regs,
 int vcpu_read_msr(struct vcpu *vcpu, uint32_t index, uint64_t *data);
 /* The same, 0 if KVM cannot read it. */
 uint64_t vcpu_get_msr(struct vcpu *vcpu, uint32_t index);
+/* Sets the guest's MSR `index` in KVM (KVM_SET_MSRS): 0, or -EIO if KVM refuses it. */
+int vcpu_write_msr(struct vcpu *vcpu, uint32_t index, uint64_t data);
 
 /* True the first time this vCPU warns about `what` (enum log_once_vcpu); thread-safe. */
 bool vcpu_warn_once(struct vcpu *vcpu, unsigned int what);

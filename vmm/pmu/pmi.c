@@ -60,12 +60,7 @@ static int pmi_inject_fixed(struct vcpu *vcpu, uint8_t vector)
 /* 0 if the guest's APIC is in x2APIC mode and LVTPC now holds `lvtpc`. */
 static int pmi_set_lvtpc_x2apic(struct vcpu *vcpu, uint32_t lvtpc)
 {
-	struct {
-		struct kvm_msrs hdr;
-		struct kvm_msr_entry e;
-	} m = { .hdr.nmsrs = 1, .e = { .index = MSR_X2APIC_LVTPC, .data = lvtpc } };
-
-	return ioctl(vcpu->fd, KVM_SET_MSRS, &m) == 1 ? 0 : -EINVAL;
+	return vcpu_write_msr(vcpu, MSR_X2APIC_LVTPC, lvtpc) ? -EINVAL : 0;
 }
 
 void pmi_deliver(struct vcpu *vcpu)

@@ -8,17 +8,19 @@
 #ifndef RT_MULTIBOOT_H
 #define RT_MULTIBOOT_H
 
+#include <rt/bits.h>
+
 #define MULTIBOOT_HEADER_MAGIC		0x1badb002
 #define MULTIBOOT_BOOTLOADER_MAGIC	0x2badb002
-#define MULTIBOOT_PAGE_ALIGN		(1u << 0)	/* modules on 4 KiB */
-#define MULTIBOOT_MEMORY_INFO		(1u << 1)	/* mem_* and mmap_* */
+#define MULTIBOOT_PAGE_ALIGN		RT_BIT(0)	/* modules on 4 KiB */
+#define MULTIBOOT_MEMORY_INFO		RT_BIT(1)	/* mem_* and mmap_* */
 
 /* multiboot_info.flags (spec 3.3) */
-#define MBI_FLAG_MEM		(1u << 0)
-#define MBI_FLAG_BOOTDEV	(1u << 1)
-#define MBI_FLAG_CMDLINE	(1u << 2)
-#define MBI_FLAG_MODS		(1u << 3)
-#define MBI_FLAG_MMAP		(1u << 6)
+#define MBI_FLAG_MEM		RT_BIT(0)
+#define MBI_FLAG_BOOTDEV	RT_BIT(1)
+#define MBI_FLAG_CMDLINE	RT_BIT(2)
+#define MBI_FLAG_MODS		RT_BIT(3)
+#define MBI_FLAG_MMAP		RT_BIT(6)
 
 #ifndef __ASSEMBLY__
 #include <stdbool.h>

@@ -5,16 +5,18 @@
 #ifndef RT_X86_DEFS_H
 #define RT_X86_DEFS_H
 
-#define CR0_PE		(1u << 0)	/* protection enable */
-#define CR0_WP		(1u << 16)	/* honour R/W in supervisor mode */
-#define CR0_PG		(1u << 31)	/* paging */
+#include <rt/bits.h>
 
-#define CR4_PAE		(1u << 5)
-#define CR4_PCE		(1u << 8)	/* RDPMC allowed at CPL > 0 */
+#define CR0_PE		RT_BIT(0)	/* protection enable */
+#define CR0_WP		RT_BIT(16)	/* honour R/W in supervisor mode */
+#define CR0_PG		RT_BIT(31)	/* paging */
+
+#define CR4_PAE		RT_BIT(5)
+#define CR4_PCE		RT_BIT(8)	/* RDPMC allowed at CPL > 0 */
 
 #define MSR_EFER	0xc0000080
-#define EFER_SCE	(1u << 0)
-#define EFER_LME	(1u << 8)
+#define EFER_SCE	RT_BIT(0)
+#define EFER_LME	RT_BIT(8)
 #define MSR_GS_BASE	0xc0000101
 
 /* Paging-structure entry bits (SDM 4.5, tables 4-14..4-18). */
@@ -25,7 +27,7 @@
 #define PTE_PCD		0x010
 #define PTE_PS		0x080	/* 2 MiB page in a PDE */
 
-#define RFLAGS_TF	(1u << 8)
-#define RFLAGS_IF	(1u << 9)
+#define RFLAGS_TF	RT_BIT(8)
+#define RFLAGS_IF	RT_BIT(9)
 
 #endif
