@@ -59,6 +59,15 @@ void log_status(const char *fmt, ...)
 	funlockfile(stderr);
 }
 
+void log_status_clear(void)
+{
+	flockfile(stderr);
+	if (status_shown)
+		fputs(LOG_CLEAR_LINE, stderr);
+	status_shown = false;
+	funlockfile(stderr);
+}
+
 void log_status_end(void)
 {
 	flockfile(stderr);

@@ -24,6 +24,8 @@ const char *log_last_error(void);
  */
 void log_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_status_end(void);
+/* Clears the status line until the next one: before other output to the terminal. */
+void log_status_clear(void);
 
 /*
  * True the first time `key` is seen in `domain` (thread-safe): warnings

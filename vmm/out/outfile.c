@@ -150,16 +150,10 @@ static int open_regular(struct outfile *o, const char *path, const struct stat *
 	return 0;
 }
 
-int outfile_open(struct outfile *o, const char *opt, const char *path, enum outfile_mode mode)
+static int outfile_open_path(struct outfile *o, const char *path, enum outfile_mode mode)
 {
 	struct stat st;
 
-	memset(o, 0, sizeof(*o));
-	o->opt = opt;
-	o->fd = -1;
-	if (!path)
-		return 0;
-	o->name = strcmp(path, "-") ? path : "standard output";
 	if (!strcmp(path, "-")) {
 		o->kind = OUTFILE_FD;
 		o->fd = STDOUT_FILENO;
@@ -199,12 +193,30 @@ int outfile_open(struct outfile *o, const char *opt, const char *path, enum outf
 	return 0;
 }
 
+int outfile_open(struct outfile *o, const char *opt, const char *path, enum outfile_mode mode)
+{
+	int r;
+
+	memset(o, 0, sizeof(*o));
+	o->opt = opt;
+	o->fd = -1;
+	if (!path)
+		return 0;
+	o->name = strcmp(path, "-") ? path : "standard output";
+	r = outfile_open_path(o, path, mode);
+	if (!r && mode == OUTFILE_STREAM)
+		o->tty = isatty(o->fd);
+	return r;
+}
+
 int outfile_write(struct outfile *o, const void *buf, size_t len)
 {
 	int r;
 
 	if (o->error)
 		return o->error;
+	if (o->tty)
+		log_status_clear();	/* the guest's line, not after the progress line */
 	r = write_all(o->fd, buf, len);
 	return r ? outfile_fail(o, r, NULL) : 0;
 }

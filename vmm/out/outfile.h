@@ -34,6 +34,7 @@ struct outfile {
 	enum outfile_kind kind;
 	int fd;			/* OUTFILE_FD and open streams; -1 otherwise */
 	bool own_fd;
+	bool tty;		/* a stream to a terminal: the status line is cleared first */
 	char *target;		/* the file itself, its symlinks followed */
 	mode_t mode;		/* permissions of a replacing file */
 	uid_t uid;		/* ...and its owner, where it replaces one */
