@@ -333,12 +333,12 @@ bool vm_stopping(struct vm *vm)
 	return __atomic_load_n(&vm->stop_reason, __ATOMIC_ACQUIRE) != VM_RUNNING;
 }
 
-/* README, "Exit status". */
-static int vm_stop_status(enum vm_stop_reason reason, uint32_t debug_exit_value)
+/* exitcode.h; value: the guest's debug-exit value or the signal. */
+static int vm_stop_status(enum vm_stop_reason reason, uint32_t value)
 {
 	switch (reason) {
 	case VM_STOP_DEBUG_EXIT:
-		return (int)(((debug_exit_value << 1) | 1) & 0xff);
+		return (int)(((value << 1) | 1) & 0xff);
 	case VM_STOP_SHUTDOWN_EVENT:
 	case VM_STOP_POWEROFF:
 		return PMUVM_EXIT_OK;
@@ -350,7 +350,7 @@ static int vm_stop_status(enum vm_stop_reason reason, uint32_t debug_exit_value)
 	case VM_STOP_HOST_ERROR:
 		return PMUVM_EXIT_HOST_ERROR;
 	case VM_STOP_SIGNAL:
-		return PMUVM_EXIT_SIGNAL_BASE + (int)debug_exit_value;
+		return PMUVM_EXIT_SIGNAL_BASE + (int)value;
 	case VM_STOP_KVM_ERROR:
 	default:
 		return PMUVM_EXIT_KVM_ERROR;

@@ -191,6 +191,13 @@ static int cmp_count_desc(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+/* Most first; a run without samples has no array at all (qsort wants one). */
+static void counts_sort(struct counts *cs)
+{
+	if (cs->nr)
+		qsort(cs->c, cs->nr, sizeof(*cs->c), cmp_count_desc);
+}
+
 static void counts_free(struct counts *cs)
 {
 	size_t i;
@@ -319,9 +326,9 @@ int profile_write(struct vm *vm, const uint8_t *image, size_t image_size, struct
 	if (r) {
 		pr_err("--profile: out of memory");
 	} else {
-		qsort(self.c, self.nr, sizeof(*self.c), cmp_count_desc);
-		qsort(folded.c, folded.nr, sizeof(*folded.c), cmp_count_desc);
-		qsort(per_counter.c, per_counter.nr, sizeof(*per_counter.c), cmp_count_desc);
+		counts_sort(&self);
+		counts_sort(&folded);
+		counts_sort(&per_counter);
 		r = profile_emit_file(table, profile_fill_table, &text);
 		r2 = profile_emit_file(folded_out, profile_fill_folded, &text);
 		r = r ? r : r2;
