@@ -11,7 +11,7 @@ int report_write(struct vm *vm, struct outfile *out);
 
 /*
  * The report of a run that never started: exit.reason ("usage",
- * "bad-image", "host-error"), exit.status, exit.message (the error line) and
+ * "bad-image", "kvm-error", "host-error"), exit.status, exit.message (the error line) and
  * the config known so far. 0, or -errno after printing one line.
  */
 int report_write_early(struct outfile *out, const struct pmuvm_config *cfg, const char *reason,
