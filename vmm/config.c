@@ -28,7 +28,7 @@ static const char usage_text[] =
 "  --timeout SECONDS      stop the guest after SECONDS of wall time\n"
 "  --report FILE.json     write a machine-readable run summary\n"
 "  --profile FILE         record counter overflows and write a symbolized profile\n"
-"  --profile-folded FILE  ...and their stacks in the folded format of flame graphs\n"
+"  --profile-folded FILE  ...and their stacks, folded for flame-graph tools\n"
 "                         (each FILE above may be '-', standard output)\n"
 "  -q, --quiet            no progress line while a guest is single-stepped\n"
 "                         (SIGUSR1 still prints it)\n"
