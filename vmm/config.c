@@ -34,6 +34,10 @@ static const char usage_text[] =
 "  --timeout SECONDS      stop the guest after SECONDS of wall time\n"
 "  --report FILE.json     write a machine-readable run summary\n"
 "  --profile FILE         record counter overflows and write a symbolized profile\n"
+"  --profile-folded FILE  ...and their stacks, folded for flame-graph tools\n"
+"                         (each FILE above may be '-', standard output)\n"
+"  -q, --quiet            no progress line while a guest is single-stepped\n"
+"                         (SIGUSR1 still prints it)\n"
 "  -v, --verbose          log unhandled guest accesses once each, registers at\n"
 "                         --timeout (-vv: more, and the stacks)\n"
 "\n"
@@ -72,15 +76,16 @@ static const char usage_text[] =
 "  --version              print the version and exit\n"
 "\n"
 "Exit status: (V << 1) | 1 when the guest writes V to port 0xf4; 0 guest power\n"
-"off; 2 usage; 4 KVM unavailable; 6 bad image; 8 triple fault or reset;\n"
-"10 KVM error; 12 timeout; 14 host error.\n";
+"off; 2 usage (also an output path refused); 4 KVM unavailable; 6 bad image;\n"
+"8 triple fault or reset; 10 KVM error; 12 timeout; 14 host error (also an\n"
+"output that failed); 128+N stopped by signal N (SIGINT, SIGTERM, SIGHUP).\n";
 
 enum {
 	OPT_MEM = 256, OPT_CPUS, OPT_APPEND, OPT_MODULE, OPT_SERIAL, OPT_TIMEOUT,
 	OPT_REPORT, OPT_PROFILE, OPT_PMU_VERSION, OPT_GP_COUNTERS, OPT_GP_WIDTH,
 	OPT_FIXED_COUNTERS, OPT_FULL_WIDTH, OPT_CPU_MHZ, OPT_CYCLES, OPT_CPI, OPT_VERSION,
 	OPT_EVENT_FILTER, OPT_PEBS, OPT_PEBS_FORMAT, OPT_PMU, OPT_CPU_VENDOR, OPT_INITRD,
-	OPT_EXACT,
+	OPT_EXACT, OPT_PROFILE_FOLDED,
 };
 
 static const struct option long_opts[] = {
@@ -93,6 +98,8 @@ static const struct option long_opts[] = {
 	{ "timeout",		required_argument, NULL, OPT_TIMEOUT },
 	{ "report",		required_argument, NULL, OPT_REPORT },
 	{ "profile",		required_argument, NULL, OPT_PROFILE },
+	{ "profile-folded",	required_argument, NULL, OPT_PROFILE_FOLDED },
+	{ "quiet",		no_argument,       NULL, 'q' },
 	{ "pmu",		required_argument, NULL, OPT_PMU },
 	{ "cpu-vendor",		required_argument, NULL, OPT_CPU_VENDOR },
 	{ "pmu-version",	required_argument, NULL, OPT_PMU_VERSION },
@@ -304,6 +311,9 @@ static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, struct 
 	case OPT_PROFILE:
 		cfg->profile_path = arg;
 		return 0;
+	case OPT_PROFILE_FOLDED:
+		cfg->profile_folded_path = arg;
+		return 0;
 	case OPT_TIMEOUT:
 		return parse_double("--timeout", arg, 0.001, 1e7, &cfg->timeout_s);
 	case OPT_PMU:
@@ -351,6 +361,9 @@ static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, struct 
 		return parse_uint("--pebs-format", arg, 3, 5, &pebs->format);
 	case 'v':
 		log_verbosity++;
+		return 0;
+	case 'q':
+		cfg->quiet = true;
 		return 0;
 	}
 	return -EINVAL;
@@ -483,7 +496,7 @@ int config_parse(struct pmuvm_config *cfg, int argc, char **argv)
 	config_defaults(cfg);
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":vh", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":vqh", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
 			fputs(usage_text, stdout);

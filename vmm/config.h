@@ -31,9 +31,12 @@ struct pmuvm_config {
 	bool boot_linux;		/* the image is a bzImage (main.c) */
 	const char *modules[PMUVM_MAX_MODULES];
 	unsigned int nr_modules;
+	/* Outputs (out/outfile.h): NULL off, "-" standard output. */
 	const char *serial_path;	/* NULL: stdout */
 	const char *report_path;
-	const char *profile_path;
+	const char *profile_path;	/* the top-functions table */
+	const char *profile_folded_path;	/* the folded stacks */
+	bool quiet;			/* -q: no progress line (progress.h) */
 	double timeout_s;		/* 0: none */
 	struct vpmu_config pmu;
 	enum cpu_vendor cpu_vendor;

@@ -14,6 +14,19 @@ void pr_notice(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The text of the last pr_err() line, without "pmuvm: " ("" if none): for the report. */
+const char *log_last_error(void);
+
+/*
+ * One status line on stderr (progress): rewritten in place on a terminal
+ * (and cleared before any other line), a line of its own elsewhere.
+ * log_status_end() ends it with a newline, so the shell's prompt starts clean.
+ */
+void log_status(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_status_end(void);
+/* Clears the status line until the next one: before other output to the terminal. */
+void log_status_clear(void);
+
 /*
  * True the first time `key` is seen in `domain` (thread-safe): warnings
  * about one guest address or port each.

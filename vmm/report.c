@@ -1,10 +1,13 @@
 /*
- * The report is built with json-c and written atomically (temporary file,
- * then rename) so that a lab collecting reports never reads half of one.
+ * The report is built with json-c and written whole, at once, through
+ * out/outfile.h: a regular file is replaced atomically (temporary file, then
+ * rename) so that a lab collecting reports never reads half of one.
  */
 #include <errno.h>
 #include <json-c/json.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,6 +19,7 @@
 #include "pebs/pebs.h"
 #include "pmu/vcpu_pmu.h"
 #include "log.h"
+#include "out/outfile.h"
 #include "report.h"
 
 static const char *const stop_reason_names[] = {
@@ -28,6 +32,7 @@ static const char *const stop_reason_names[] = {
 	[VM_STOP_KVM_ERROR] = "kvm-error",
 	[VM_STOP_TIMEOUT] = "timeout",
 	[VM_STOP_HOST_ERROR] = "host-error",
+	[VM_STOP_SIGNAL] = "signal",
 };
 
 static json_object *u64_obj(uint64_t v)
@@ -295,6 +300,14 @@ static json_object *report_vcpu(const struct vcpu *vcpu)
 	return o;
 }
 
+static json_object *signal_name_obj(int sig)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "SIG%s", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+	return json_object_new_string(buf);
+}
+
 static json_object *report_build(struct vm *vm)
 {
 	json_object *root = json_object_new_object(), *ex = json_object_new_object();
@@ -306,6 +319,8 @@ static json_object *report_build(struct vm *vm)
 	json_object_object_add(ex, "status", u64_obj((uint64_t)vm->exit_status));
 	if (vm->stop_reason == VM_STOP_DEBUG_EXIT)
 		json_object_object_add(ex, "guest_value", u64_obj(vm->debug_exit_value));
+	if (vm->stop_reason == VM_STOP_SIGNAL)
+		json_object_object_add(ex, "signal", signal_name_obj(vm->stop_signal));
 	json_object_object_add(root, "exit", ex);
 	json_object_object_add(root, "wall_time_s",
 			       json_object_new_double(ts_diff(&vm->start_time, &vm->stop_time)));
@@ -317,31 +332,55 @@ static json_object *report_build(struct vm *vm)
 	return root;
 }
 
-int report_write(struct vm *vm, const char *path)
+/* The JSON text and a newline, written whole. */
+static int report_emit(json_object *root, struct outfile *out)
+{
+	size_t len;
+	const char *text = json_object_to_json_string_length(root, JSON_C_TO_STRING_PRETTY, &len);
+	char *buf = malloc(len + 1);
+	int r;
+
+	if (!buf) {
+		pr_err("%s: out of memory", out->opt);
+		return -ENOMEM;
+	}
+	memcpy(buf, text, len);
+	buf[len] = '\n';
+	r = outfile_replace(out, buf, len + 1);
+	free(buf);
+	return r;
+}
+
+int report_write(struct vm *vm, struct outfile *out)
 {
 	json_object *root = report_build(vm);
-	const char *text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY);
-	char tmp[4096];
-	FILE *f;
-	int r = 0;
+	int r = report_emit(root, out);
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp)) {
-		pr_err("--report: path too long");
-		json_object_put(root);
-		return -ENAMETOOLONG;
+	json_object_put(root);
+	return r;
+}
+
+int report_write_early(struct outfile *out, const struct pmuvm_config *cfg, const char *reason,
+		       int status, const char *message)
+{
+	json_object *root = json_object_new_object(), *ex = json_object_new_object();
+	json_object *c = json_object_new_object();
+	int r;
+
+	json_object_object_add(root, "pmuvm_report_version", u64_obj(1));
+	json_object_object_add(ex, "reason", json_object_new_string(reason));
+	json_object_object_add(ex, "status", u64_obj((uint64_t)status));
+	json_object_object_add(ex, "message", json_object_new_string(message));
+	json_object_object_add(root, "exit", ex);
+	json_object_object_add(c, "image", cfg->image ? json_object_new_string(cfg->image) : NULL);
+	if (cfg->image) {	/* the command line was parsed whole */
+		json_object_object_add(c, "mem_bytes", u64_obj(cfg->mem_size));
+		json_object_object_add(c, "cpus", u64_obj(cfg->nr_cpus));
+		json_object_object_add(c, "append",
+				       json_object_new_string(cfg->append ? cfg->append : ""));
 	}
-	f = fopen(tmp, "w");
-	if (!f || fputs(text, f) == EOF || fputc('\n', f) == EOF) {
-		r = -errno;
-		if (f)
-			fclose(f);
-		unlink(tmp);
-	} else if (fclose(f) != 0 || rename(tmp, path) != 0) {
-		r = -errno;
-		unlink(tmp);
-	}
-	if (r)
-		pr_err("--report: cannot write '%s': %s", path, strerror(-r));
+	json_object_object_add(root, "config", c);
+	r = report_emit(root, out);
 	json_object_put(root);
 	return r;
 }

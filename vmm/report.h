@@ -2,9 +2,19 @@
 #ifndef PMUVM_REPORT_H
 #define PMUVM_REPORT_H
 
+struct outfile;
+struct pmuvm_config;
 struct vm;
 
-/* Writes the report; 0, or -errno after printing one line. */
-int report_write(struct vm *vm, const char *path);
+/* Writes the report of a run; 0, or -errno after printing one line. */
+int report_write(struct vm *vm, struct outfile *out);
+
+/*
+ * The report of a run that never started: exit.reason ("usage",
+ * "bad-image", "kvm-error", "host-error"), exit.status, exit.message (the error line) and
+ * the config known so far. 0, or -errno after printing one line.
+ */
+int report_write_early(struct outfile *out, const struct pmuvm_config *cfg, const char *reason,
+		       int status, const char *message);
 
 #endif

@@ -122,20 +122,33 @@ int pmuvm_run_env(struct pmuvm_result *r, const char *const *env, double limit_s
 	struct stat st;
 	int n = 1, i, ret;
 
+	/*
+	 * Quiet: a stepped run's progress lines depend on the machine's speed,
+	 * and tests compare stderr exactly (test_outputs.c runs pmuvm without).
+	 */
+	full[n++] = "-q";
 	if (!report) {
 		snprintf(own, sizeof(own), "%s/report%u.json", test_tmpdir(), seq++);
 		report = own;
 		full[n++] = "--report";
 		full[n++] = report;
 	}
-	/* Only a file: a test's --report could name a device or a directory. */
-	if (stat(report, &st) == 0 && S_ISREG(st.st_mode))
+	/*
+	 * Only a file itself: a test's --report could name a device, a FIFO, a
+	 * directory or a symlink (/dev/stdout), none of them to be removed.
+	 */
+	if (lstat(report, &st) == 0 && S_ISREG(st.st_mode))
 		unlink(report);
 	for (i = 0; argv[i] && n < 66; i++)
 		full[n++] = argv[i];
 	full[n] = NULL;
 	ret = cmd_run(r, env, limit_s, full);
-	if (!ret && access(report, F_OK) == 0)
+	/*
+	 * Again only a file (symlinks followed), never a device's or a FIFO's
+	 * contents, nor this process's own output by a /dev or /proc name.
+	 */
+	if (!ret && strncmp(report, "/dev/", 5) && strncmp(report, "/proc/", 6) &&
+	    stat(report, &st) == 0 && S_ISREG(st.st_mode))
 		r->report = json_object_from_file(report);
 	return ret;
 }

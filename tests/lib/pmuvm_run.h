@@ -27,7 +27,8 @@ const char *tmp_path(const char *name);		/* static buffer */
  * `limit_s` seconds.  Returns 0 or -1 if it could not be started.
  * Always asks for a report, which r->report holds (expect.h's guest
  * verdicts read its "guest" results): at argv's --report path if it has
- * one (removed first, so never a previous run's), else in test_tmpdir().
+ * one (removed first if it is a regular file, so never a previous run's),
+ * else in test_tmpdir().  Always quiet (-q): no progress lines on stderr.
  */
 int pmuvm_run_env(struct pmuvm_result *r, const char *const *env, double limit_s,
 		  const char *const *argv);

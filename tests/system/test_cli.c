@@ -447,7 +447,8 @@ START_TEST(test_report_dir_unwritable)
 
 	snprintf(imgcopy, sizeof(imgcopy), "%s", img);
 	pmuvm_run(&r, "--report", "/nonexistent-dir/r.json", imgcopy);
-	expect_error(&r, PMUVM_EXIT_USAGE, "--report: cannot write to '/nonexistent-dir'");
+	expect_error(&r, PMUVM_EXIT_USAGE,
+		     "--report: /nonexistent-dir/r.json: No such file or directory");
 	pmuvm_result_free(&r);
 }
 END_TEST
@@ -461,7 +462,8 @@ START_TEST(test_serial_unwritable)
 	snprintf(imgcopy, sizeof(imgcopy), "%s", img);
 	REQUIRE_KVM();
 	pmuvm_run(&r, "--serial", "/nonexistent-dir/serial.txt", imgcopy);
-	expect_error(&r, PMUVM_EXIT_USAGE, "--serial: cannot open '/nonexistent-dir/serial.txt'");
+	expect_error(&r, PMUVM_EXIT_USAGE,
+		     "--serial: /nonexistent-dir/serial.txt: No such file or directory");
 	pmuvm_result_free(&r);
 }
 END_TEST

@@ -264,8 +264,9 @@ START_TEST(test_profile_end_to_end)
 
 	REQUIRE_KVM();
 	snprintf(ppath, sizeof(ppath), "%s", tmp_path("sample.profile"));
-	snprintf(fpath, sizeof(fpath), "%s.folded", ppath);
-	pmuvm_run(&r, "--timeout", "20", "--profile", ppath, guest_path("pmu_sample"));
+	snprintf(fpath, sizeof(fpath), "%s", tmp_path("sample.folded"));
+	pmuvm_run(&r, "--timeout", "20", "--profile", ppath, "--profile-folded", fpath,
+		  guest_path("pmu_sample"));
 	expect_guest_pass(&r, "pmu_sample --profile");
 	pmis = out_value(r.out, "pmu_sample: elapsed_tsc=", "pmis");
 	pending = out_value(r.out, "pmu_sample: elapsed_tsc=", "pending");

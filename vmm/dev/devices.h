@@ -7,6 +7,8 @@
 /* Each device's constructor: registers its ports; returns 0 or a PMUVM_EXIT_* code. */
 int uart_init(struct vm *vm);
 void uart_exit(struct vm *vm);
+/* Writes what the guest printed so far: 0, or -errno if its output failed. */
+int uart_flush(struct vm *vm);
 int debug_exit_init(struct vm *vm);
 int fw_cfg_init(struct vm *vm);
 int rtc_init(struct vm *vm);

@@ -5,21 +5,20 @@
  * and MCR OUT2, which gates COM1's IRQ 4 on the PC) the interrupt is pending
  * again after every write, as Linux's 8250 driver expects to keep sending
  * (reading IIR takes it, as on the 16550). Output goes to stdout or
- * --serial FILE, flushed at each newline and at exit so nothing the guest
- * printed is lost.
+ * --serial FILE (out/outfile.h), flushed at each newline and at exit so
+ * nothing the guest printed is lost.  An output that fails (a full disk, a
+ * reader that went away) is said once and stops the VM as a host error:
+ * the rest of the guest's output would be lost.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <sys/ioctl.h>
 #include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "dev/devices.h"
 #include "exitcode.h"
 #include "machine/vm.h"
 #include "log.h"
+#include "out/outfile.h"
 
 #define UART_BASE	0x3f8
 #define UART_LEN	8
@@ -46,12 +45,11 @@
 
 struct uart {
 	pthread_mutex_t lock;
-	int fd;
-	bool own_fd;
+	struct vm *vm;
+	struct outfile out;
 	uint8_t ier, lcr, mcr, scr, fcr, dll, dlm;
 	char buf[4096];
 	size_t len;
-	bool write_failed;
 	bool thri;		/* THR-empty interrupt pending */
 	bool irq_level;		/* what IRQ 4 was last set to */
 	int vm_fd;		/* KVM_IRQ_LINE */
@@ -70,21 +68,10 @@ static void uart_update_irq(struct uart *u)
 
 static void uart_flush_locked(struct uart *u)
 {
-	size_t off = 0;
+	bool failed = u->out.error;
 
-	while (off < u->len) {
-		ssize_t n = write(u->fd, u->buf + off, u->len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (!u->write_failed)
-				pr_err("serial output: %s", n < 0 ? strerror(errno) : "short write");
-			u->write_failed = true;
-			break;
-		}
-		off += n;
-	}
+	if (u->len && outfile_write(&u->out, u->buf, u->len) && !failed && !vm_stopping(u->vm))
+		vm_stop(u->vm, VM_STOP_HOST_ERROR);
 	u->len = 0;
 }
 
@@ -180,19 +167,27 @@ int uart_init(struct vm *vm)
 		return PMUVM_EXIT_HOST_ERROR;
 	}
 	pthread_mutex_init(&u->lock, NULL);
-	u->fd = STDOUT_FILENO;
+	u->vm = vm;
 	u->vm_fd = vm->vm_fd;
 	vm->uart = u;
-	if (vm->cfg->serial_path) {
-		u->fd = open(vm->cfg->serial_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (u->fd < 0) {
-			pr_err("--serial: cannot open '%s': %s", vm->cfg->serial_path,
-			       strerror(errno));
-			return PMUVM_EXIT_USAGE;
-		}
-		u->own_fd = true;
-	}
+	if (outfile_open(&u->out, vm->cfg->serial_path ? "--serial" : "serial output",
+			 vm->cfg->serial_path ? vm->cfg->serial_path : "-", OUTFILE_STREAM))
+		return PMUVM_EXIT_USAGE;
 	return pio_register(vm, &dev);
+}
+
+int uart_flush(struct vm *vm)
+{
+	struct uart *u = vm->uart;
+	int r;
+
+	if (!u)
+		return 0;
+	pthread_mutex_lock(&u->lock);
+	uart_flush_locked(u);
+	r = u->out.error;
+	pthread_mutex_unlock(&u->lock);
+	return r;
 }
 
 void uart_exit(struct vm *vm)
@@ -201,11 +196,8 @@ void uart_exit(struct vm *vm)
 
 	if (!u)
 		return;
-	pthread_mutex_lock(&u->lock);
-	uart_flush_locked(u);
-	pthread_mutex_unlock(&u->lock);
-	if (u->own_fd)
-		close(u->fd);
+	uart_flush(vm);
+	outfile_close(&u->out);
 	free(u);
 	vm->uart = NULL;
 }

@@ -334,12 +334,12 @@ bool vm_stopping(struct vm *vm)
 	return __atomic_load_n(&vm->stop_reason, __ATOMIC_ACQUIRE) != VM_RUNNING;
 }
 
-/* vmm/exitcode.h; a guest's write of V to port 0xf4 is (V << 1) | 1. */
-static int vm_stop_status(enum vm_stop_reason reason, uint32_t debug_exit_value)
+/* vmm/exitcode.h; value: the guest's debug-exit value or the signal. */
+static int vm_stop_status(enum vm_stop_reason reason, uint32_t value)
 {
 	switch (reason) {
 	case VM_STOP_DEBUG_EXIT:
-		return (int)(((debug_exit_value << 1) | 1) & 0xff);
+		return (int)(((value << 1) | 1) & 0xff);
 	case VM_STOP_SHUTDOWN_EVENT:
 	case VM_STOP_POWEROFF:
 		return PMUVM_EXIT_OK;
@@ -350,6 +350,8 @@ static int vm_stop_status(enum vm_stop_reason reason, uint32_t debug_exit_value)
 		return PMUVM_EXIT_TIMEOUT;
 	case VM_STOP_HOST_ERROR:
 		return PMUVM_EXIT_HOST_ERROR;
+	case VM_STOP_SIGNAL:
+		return PMUVM_EXIT_SIGNAL_BASE + (int)value;
 	case VM_STOP_KVM_ERROR:
 	default:
 		return PMUVM_EXIT_KVM_ERROR;
@@ -362,7 +364,8 @@ static void vm_stop_value(struct vm *vm, enum vm_stop_reason reason, uint32_t va
 
 	pthread_mutex_lock(&vm->stop_lock);
 	if (vm->stop_reason == VM_RUNNING) {
-		vm->debug_exit_value = value;
+		vm->debug_exit_value = reason == VM_STOP_DEBUG_EXIT ? value : 0;
+		vm->stop_signal = reason == VM_STOP_SIGNAL ? (int)value : 0;
 		vm->exit_status = vm_stop_status(reason, value);
 		clock_gettime(CLOCK_MONOTONIC, &vm->stop_time);
 		__atomic_store_n(&vm->stop_reason, reason, __ATOMIC_RELEASE);
@@ -384,36 +387,80 @@ void vm_stop_debug_exit(struct vm *vm, uint32_t value)
 	vm_stop_value(vm, VM_STOP_DEBUG_EXIT, value);
 }
 
+void vm_signal(struct vm *vm, int sig)
+{
+	pthread_mutex_lock(&vm->stop_lock);
+	if (!vm->signal_pending)
+		vm->signal_pending = sig;
+	pthread_cond_broadcast(&vm->stop_cond);
+	pthread_mutex_unlock(&vm->stop_lock);
+}
+
 static void kick_handler(int sig)
 {
 	(void)sig;
 }
 
+static struct timespec ts_add(struct timespec t, double s)
+{
+	double whole = floor(s);
+
+	t.tv_sec += (time_t)whole;
+	t.tv_nsec += (long)((s - whole) * 1e9);
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return t;
+}
+
+static bool ts_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/*
+ * Until the guest stops, --timeout expires or a stop signal comes; the tick
+ * (progress) runs here, in this one thread, between the waits.
+ */
 static int vm_wait(struct vm *vm)
 {
-	struct timespec deadline;
-	int r = 0;
+	bool timed = vm->cfg->timeout_s > 0, ticking = vm->tick && vm->tick_period_s > 0;
+	struct timespec deadline = vm->start_time, next_tick = vm->start_time, now;
+	bool timed_out = false;
+	int sig;
 
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	if (vm->cfg->timeout_s > 0) {
-		double whole = floor(vm->cfg->timeout_s);
+	if (timed)
+		deadline = ts_add(deadline, vm->cfg->timeout_s);
+	if (ticking)
+		next_tick = ts_add(next_tick, vm->tick_period_s);
+	pthread_mutex_lock(&vm->stop_lock);
+	while (vm->stop_reason == VM_RUNNING && !vm->signal_pending && !timed_out) {
+		const struct timespec *until = timed && (!ticking || ts_before(&deadline, &next_tick)) ?
+					       &deadline : &next_tick;
 
-		deadline.tv_sec += (time_t)whole;
-		deadline.tv_nsec += (long)((vm->cfg->timeout_s - whole) * 1e9);
-		if (deadline.tv_nsec >= 1000000000L) {
-			deadline.tv_sec++;
-			deadline.tv_nsec -= 1000000000L;
+		if (!timed && !ticking) {
+			pthread_cond_wait(&vm->stop_cond, &vm->stop_lock);
+			continue;
+		}
+		if (pthread_cond_timedwait(&vm->stop_cond, &vm->stop_lock, until) != ETIMEDOUT)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (timed && !ts_before(&now, &deadline)) {
+			timed_out = true;
+		} else if (ticking && !ts_before(&now, &next_tick)) {
+			pthread_mutex_unlock(&vm->stop_lock);
+			vm->tick(vm);
+			pthread_mutex_lock(&vm->stop_lock);
+			while (!ts_before(&now, &next_tick))
+				next_tick = ts_add(next_tick, vm->tick_period_s);
 		}
 	}
-	pthread_mutex_lock(&vm->stop_lock);
-	while (vm->stop_reason == VM_RUNNING && r != ETIMEDOUT) {
-		if (vm->cfg->timeout_s > 0)
-			r = pthread_cond_timedwait(&vm->stop_cond, &vm->stop_lock, &deadline);
-		else
-			pthread_cond_wait(&vm->stop_cond, &vm->stop_lock);
-	}
+	sig = vm->signal_pending;
 	pthread_mutex_unlock(&vm->stop_lock);
-	if (r == ETIMEDOUT) {
+	if (sig)
+		vm_stop_value(vm, VM_STOP_SIGNAL, (uint32_t)sig);
+	if (timed_out) {
 		pr_err("guest still running after --timeout %g s; stopping it", vm->cfg->timeout_s);
 		vm_stop(vm, VM_STOP_TIMEOUT);
 	}

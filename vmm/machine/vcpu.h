@@ -19,8 +19,8 @@
 struct vm;
 struct vcpu_pmu;
 
-/* Interrupts KVM_RUN: stop requests and the per-vCPU PMU timer. */
-#define VCPU_KICK_SIGNAL	SIGUSR1
+/* Interrupts KVM_RUN: stop requests and the per-vCPU PMU timer (SIGUSR1 asks for progress). */
+#define VCPU_KICK_SIGNAL	SIGUSR2
 
 /* Exit kinds counted per vCPU for the report. */
 enum vcpu_exit_kind {

@@ -41,6 +41,7 @@ enum vm_stop_reason {
 	VM_STOP_KVM_ERROR,
 	VM_STOP_TIMEOUT,
 	VM_STOP_HOST_ERROR,
+	VM_STOP_SIGNAL,			/* SIGINT, SIGTERM or SIGHUP (signals.c) */
 };
 
 struct vm {
@@ -68,7 +69,16 @@ struct vm {
 	enum vm_stop_reason stop_reason;
 	int exit_status;		/* process exit status decided at stop */
 	uint32_t debug_exit_value;
+	int stop_signal;		/* VM_STOP_SIGNAL: which one */
+	int signal_pending;		/* vm_signal() asked, vm_run() stops (stop_lock) */
 	unsigned int nr_running;
+
+	/*
+	 * Called every tick_period_s by the thread waiting in vm_run() while
+	 * the guest runs (progress.c); NULL: never.
+	 */
+	void (*tick)(struct vm *vm);
+	double tick_period_s;
 
 	const struct multiboot_boot *boot;	/* entry point and MBI address */
 	const struct linux_boot *linux_boot;	/* or a Linux kernel's 64-bit entry */
@@ -99,5 +109,10 @@ void vm_stop(struct vm *vm, enum vm_stop_reason reason);
 /* The guest wrote `value` to isa-debug-exit: status (value << 1) | 1. */
 void vm_stop_debug_exit(struct vm *vm, uint32_t value);
 bool vm_stopping(struct vm *vm);
+/*
+ * A stop signal arrived: vm_run() stops the VM with VM_STOP_SIGNAL, status
+ * 128 + sig. Safe from any thread once vm_create() has begun.
+ */
+void vm_signal(struct vm *vm, int sig);
 
 #endif

@@ -4,9 +4,10 @@
  * frame pointers (RBP) through its page tables, so it is only as good as the
  * guest's frame-pointer discipline; a frame that does not translate ends it.
  *
- * At exit two files are written: FILE, a top-functions table (self samples
- * per function, resolved against the image's ELF symbols), and FILE.folded,
- * one "counter;outermost;...;leaf count" line per distinct stack, the format
+ * At exit up to two files are written, each only where asked for:
+ * --profile FILE, a top-functions table (self samples per function,
+ * resolved against the image's ELF symbols), and --profile-folded FILE, one
+ * "counter;outermost;...;leaf count" line per distinct stack, the format
  * flame-graph tools (flamegraph.pl, speedscope, inferno) read.
  */
 #include <errno.h>
@@ -18,6 +19,7 @@
 #include "machine/vm.h"
 #include "log.h"
 #include "mem/pagewalk.h"
+#include "out/outfile.h"
 #include "profile/profile.h"
 #include "profile/symbols.h"
 #include "pmu/vcpu_pmu.h"
@@ -98,7 +100,9 @@ static void profile_after_run(struct vcpu *vcpu)
 /* Only with --profile, and where kvm_run carries the registers (the RIP of every exit). */
 static int profile_vcpu_init(struct vcpu *vcpu)
 {
-	if (!vcpu->vm->cfg->profile_path || !vcpu->sync_sregs)
+	const struct pmuvm_config *cfg = vcpu->vm->cfg;
+
+	if ((!cfg->profile_path && !cfg->profile_folded_path) || !vcpu->sync_sregs)
 		return VCPU_FEATURE_OFF;
 	vcpu->pmu->profile = calloc(1, sizeof(*vcpu->pmu->profile));
 	if (!vcpu->pmu->profile) {
@@ -187,6 +191,13 @@ static int cmp_count_desc(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+/* Most first; a run without samples has no array at all (qsort wants one). */
+static void counts_sort(struct counts *cs)
+{
+	if (cs->nr)
+		qsort(cs->c, cs->nr, sizeof(*cs->c), cmp_count_desc);
+}
+
 static void counts_free(struct counts *cs)
 {
 	size_t i;
@@ -231,64 +242,97 @@ static int profile_aggregate(struct vm *vm, const struct symtab *t, struct count
 	return 0;
 }
 
-static int profile_emit(const char *path, const struct counts *self, const struct counts *folded,
-			const struct counts *per_counter, uint64_t total, uint64_t dropped,
-			const char *image)
+/* Builds a file's text in memory (open_memstream), then writes it whole. */
+static int profile_emit_file(struct outfile *out, void (*fill)(FILE *f, const void *arg),
+			     const void *arg)
 {
-	char fpath[4096];
-	FILE *f, *ff;
-	size_t i;
-	int r = 0;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r;
 
-	snprintf(fpath, sizeof(fpath), "%s.folded", path);
-	f = fopen(path, "w");
-	ff = fopen(fpath, "w");
-	if (!f || !ff) {
-		r = -errno;
-		goto out;
+	if (!outfile_on(out))
+		return 0;
+	f = open_memstream(&text, &len);
+	if (!f) {
+		pr_err("%s: out of memory", out->opt);
+		return -ENOMEM;
 	}
-	fprintf(f, "# pmuvm profile of %s: %llu samples (counter overflows delivered)\n", image,
-		(unsigned long long)total);
-	if (dropped)
-		fprintf(f, "# %llu samples not stored (memory limit)\n", (unsigned long long)dropped);
-	fprintf(f, "# by counter:");
-	for (i = 0; i < per_counter->nr; i++)
-		fprintf(f, " %s=%llu", per_counter->c[i].key, (unsigned long long)per_counter->c[i].n);
-	fprintf(f, "\n# folded stacks: %s\n#\n#  samples       %%  function\n", fpath);
-	for (i = 0; i < self->nr; i++)
-		fprintf(f, "%10llu  %5.1f%%  %s\n", (unsigned long long)self->c[i].n,
-			100.0 * (double)self->c[i].n / (double)(total ? total : 1), self->c[i].key);
-	for (i = 0; i < folded->nr; i++)
-		fprintf(ff, "%s %llu\n", folded->c[i].key, (unsigned long long)folded->c[i].n);
-	if (ferror(f) || ferror(ff))
-		r = -EIO;
-out:
-	if (f && fclose(f) && !r)
-		r = -errno;
-	if (ff && fclose(ff) && !r)
-		r = -errno;
+	fill(f, arg);
+	if (fclose(f)) {
+		free(text);
+		pr_err("%s: out of memory", out->opt);
+		return -ENOMEM;
+	}
+	r = outfile_replace(out, text, len);
+	free(text);
 	return r;
 }
 
-int profile_write(struct vm *vm, const uint8_t *image, size_t image_size)
+struct profile_text {
+	const struct counts *self, *folded, *per_counter;
+	uint64_t total, dropped;
+	const char *image;
+	const struct outfile *folded_out;
+};
+
+static void profile_fill_table(FILE *f, const void *arg)
+{
+	const struct profile_text *p = arg;
+	size_t i;
+
+	fprintf(f, "# pmuvm profile of %s: %llu samples (counter overflows delivered)\n", p->image,
+		(unsigned long long)p->total);
+	if (p->dropped)
+		fprintf(f, "# %llu samples not stored (memory limit)\n",
+			(unsigned long long)p->dropped);
+	fprintf(f, "# by counter:");
+	for (i = 0; i < p->per_counter->nr; i++)
+		fprintf(f, " %s=%llu", p->per_counter->c[i].key,
+			(unsigned long long)p->per_counter->c[i].n);
+	fprintf(f, "\n");
+	if (outfile_on(p->folded_out))
+		fprintf(f, "# folded stacks: %s\n", p->folded_out->name);
+	fprintf(f, "#\n#  samples       %%  function\n");
+	for (i = 0; i < p->self->nr; i++)
+		fprintf(f, "%10llu  %5.1f%%  %s\n", (unsigned long long)p->self->c[i].n,
+			100.0 * (double)p->self->c[i].n / (double)(p->total ? p->total : 1),
+			p->self->c[i].key);
+}
+
+static void profile_fill_folded(FILE *f, const void *arg)
+{
+	const struct profile_text *p = arg;
+	size_t i;
+
+	for (i = 0; i < p->folded->nr; i++)
+		fprintf(f, "%s %llu\n", p->folded->c[i].key, (unsigned long long)p->folded->c[i].n);
+}
+
+int profile_write(struct vm *vm, const uint8_t *image, size_t image_size, struct outfile *table,
+		  struct outfile *folded_out)
 {
 	struct counts self = { 0 }, folded = { 0 }, per_counter = { 0 };
-	uint64_t total = 0, dropped = 0;
+	struct profile_text text = {
+		.self = &self, .folded = &folded, .per_counter = &per_counter,
+		.image = vm->cfg->image, .folded_out = folded_out,
+	};
 	struct symtab t;
-	int r;
+	int r, r2;
 
 	if (symtab_load(&t, image, image_size))
 		memset(&t, 0, sizeof(t));
-	r = profile_aggregate(vm, &t, &self, &folded, &per_counter, &total, &dropped);
-	if (!r) {
-		qsort(self.c, self.nr, sizeof(*self.c), cmp_count_desc);
-		qsort(folded.c, folded.nr, sizeof(*folded.c), cmp_count_desc);
-		qsort(per_counter.c, per_counter.nr, sizeof(*per_counter.c), cmp_count_desc);
-		r = profile_emit(vm->cfg->profile_path, &self, &folded, &per_counter, total,
-				 dropped, vm->cfg->image);
+	r = profile_aggregate(vm, &t, &self, &folded, &per_counter, &text.total, &text.dropped);
+	if (r) {
+		pr_err("--profile: out of memory");
+	} else {
+		counts_sort(&self);
+		counts_sort(&folded);
+		counts_sort(&per_counter);
+		r = profile_emit_file(table, profile_fill_table, &text);
+		r2 = profile_emit_file(folded_out, profile_fill_folded, &text);
+		r = r ? r : r2;
 	}
-	if (r)
-		pr_err("--profile: cannot write '%s': %s", vm->cfg->profile_path, strerror(-r));
 	counts_free(&self);
 	counts_free(&folded);
 	counts_free(&per_counter);

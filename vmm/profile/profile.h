@@ -9,13 +9,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct outfile;
 struct vcpu_feature;
 struct vm;
 
-/* Records the samples (--profile only). */
+/* Records the samples (with --profile or --profile-folded only). */
 extern const struct vcpu_feature profile_feature;
 
-/* Writes --profile FILE; 0 or a PMUVM_EXIT_* code. */
-int profile_write(struct vm *vm, const uint8_t *image, size_t image_size);
+/*
+ * Writes the table (--profile) and the folded stacks (--profile-folded),
+ * each if on; 0 or a PMUVM_EXIT_* code after one line per failure.
+ */
+int profile_write(struct vm *vm, const uint8_t *image, size_t image_size, struct outfile *table,
+		  struct outfile *folded);
 
 #endif
