@@ -252,7 +252,7 @@ bench: all
 # The guest SDK: the runtime and ntpmu as one static library, their public
 # headers, the linker script and a pkg-config file (README, "Building a
 # guest out of tree").
-SDK_HEADERS := $(sort $(wildcard include/nt/*.h include/pmu/*.h \
+SDK_HEADERS := $(sort $(wildcard include/nt/*.h include/pmu/*.h include/pmuvm/*.h \
 	guest-shim/include/*.h guest-shim/include/*/*.h))
 SDK_INCDIR = $(PREFIX)/include/pmuvm-guest
 SDK_LIBDIR = $(PREFIX)/lib/pmuvm-guest
@@ -277,6 +277,16 @@ install: all $(LIBGUEST)
 	sed -e 's|@prefix@|$(PREFIX)|' -e 's|@version@|$(PMUVM_VERSION)|' \
 	    -e 's|@cflags@|$(GUEST_ARCH_CFLAGS)|' -e 's|@libs@|$(GUEST_LINK_FLAGS)|' \
 	    guest-shim/pmuvm-guest.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/pmuvm-guest.pc
+
+# The guest SDK's examples (guest-shim/examples/: sources and a Makefile that
+# builds them with pkg-config pmuvm-guest), installed beside the guests.
+SDK_EXAMPLES := $(sort $(wildcard guest-shim/examples/*.c)) guest-shim/examples/Makefile
+SDK_EXAMPLEDIR = $(PREFIX)/share/pmuvm/examples
+.PHONY: install-sdk-examples
+install: install-sdk-examples
+install-sdk-examples:
+	install -d $(DESTDIR)$(SDK_EXAMPLEDIR)
+	install -m 0644 $(SDK_EXAMPLES) $(DESTDIR)$(SDK_EXAMPLEDIR)/
 
 clean:
 	rm -rf build
