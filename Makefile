@@ -250,8 +250,8 @@ bench: all
 	fi
 
 # The guest SDK: the runtime and ntpmu as one static library, their public
-# headers, the linker script and a pkg-config file (README, "Building a
-# guest out of tree").
+# headers (and every header they include), the linker script and a
+# pkg-config file (docs/guest-sdk.md).
 SDK_HEADERS := $(sort $(wildcard include/nt/*.h include/pmu/*.h include/pmuvm/*.h \
 	guest-shim/include/*.h guest-shim/include/*/*.h))
 SDK_INCDIR = $(PREFIX)/include/pmuvm-guest
