@@ -47,7 +47,7 @@ for tool in pkg-config gcc make; do
 done
 
 # Not a sub-make of the caller's jobserver: start clean; the build is done.
-if MAKEFLAGS= make --no-print-directory install O="$O" SANITIZE="${SANITIZE:-0}" \
+if MAKEFLAGS='' make --no-print-directory install O="$O" SANITIZE="${SANITIZE:-0}" \
 	DESTDIR="$dest" PREFIX=/usr >"$tmp/install.log" 2>&1; then
 	ok "make install DESTDIR=\$tmp PREFIX=/usr"
 else
@@ -122,9 +122,17 @@ else
 	not_ok "installed headers that do not compile alone:$bad"
 fi
 
-# The examples, from a copy of the installed directory, with their Makefile.
-cp -r "$dest/usr/share/pmuvm/examples" "$tmp/ex"
-if MAKEFLAGS= make --no-print-directory -C "$tmp/ex" CC=gcc \
+# The examples, from a copy of the directory pkg-config names, with their Makefile.
+# (pkgconf puts the sysroot in front of paths in variables too.)
+exdir=$(pkg-config --variable=examplesdir pmuvm-guest)
+exdir=${exdir#"$dest"}
+if [ "$exdir" = /usr/share/pmuvm/examples ] && cp -r "$dest$exdir" "$tmp/ex"; then
+	ok "pkg-config --variable=examplesdir pmuvm-guest: $exdir"
+else
+	not_ok "pkg-config --variable=examplesdir pmuvm-guest: '$exdir'"
+	exit 1
+fi
+if MAKEFLAGS='' make --no-print-directory -C "$tmp/ex" CC=gcc \
 	CFLAGS="-O2 -g -Wall -Wextra -Werror" >"$tmp/ex.log" 2>&1; then
 	ok "the installed examples build out of tree (their Makefile, pkg-config pmuvm-guest, gcc)"
 else
