@@ -290,8 +290,9 @@ bench: all
 	fi
 
 # The guest SDK: the runtime and ntpmu as one static library, their public
-# headers, the linker script and a pkg-config file (docs/guest-sdk.md).
-SDK_HEADERS := $(sort $(wildcard include/nt/*.h include/pmu/*.h \
+# headers (and every header they include), the linker script and a
+# pkg-config file (docs/guest-sdk.md).
+SDK_HEADERS := $(sort $(wildcard include/nt/*.h include/pmu/*.h include/pmuvm/*.h \
 	guest-shim/include/*.h guest-shim/include/*/*.h))
 SDK_INCDIR = $(PREFIX)/include/pmuvm-guest
 SDK_LIBDIR = $(PREFIX)/lib/pmuvm-guest
@@ -356,6 +357,16 @@ dist:
 		--mtime=@$$(git log -1 --format=%ct) -cf - $(DIST_NAME) | gzip -n >$(DIST_TARBALL)
 	@rm -rf build/dist
 	@echo "pmuvm: $(DIST_TARBALL)"
+
+# The guest SDK's examples (guest-shim/examples/: sources and a Makefile that
+# builds them with pkg-config pmuvm-guest), installed beside the guests.
+SDK_EXAMPLES := $(sort $(wildcard guest-shim/examples/*.c)) guest-shim/examples/Makefile
+SDK_EXAMPLEDIR = $(PREFIX)/share/pmuvm/examples
+.PHONY: install-sdk-examples
+install: install-sdk-examples
+install-sdk-examples:
+	install -d $(DESTDIR)$(SDK_EXAMPLEDIR)
+	install -m 0644 $(SDK_EXAMPLES) $(DESTDIR)$(SDK_EXAMPLEDIR)/
 
 clean:
 	rm -rf build

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Runs every test of build dir $1 and prints one closing line:
-#   "tests: N passed, N failed, N skipped"  (checks; each extra script is one)
+#   "tests: N passed, N failed, N skipped"  (checks; each extra script is one,
+#   and each SKIP line it prints one skipped)
 #
 #   run-tests.sh O            unit tests, system tests, scripts/check-*.sh
 #   run-tests.sh O --lab      system tests in the lab only (make check-lab)
@@ -91,17 +92,26 @@ run_check() {
 	count_log "$log" "$what" "$run_st" "$known"
 }
 
+# run_extra NAME CMD...: a script check, one result: passed (status 0),
+# skipped as a whole (status 77, the automake convention) or failed; each
+# "SKIP: <what>: <reason>" line it prints is a skipped check besides.
 run_extra() {
 	name=$1
 	shift
 	echo "== $name"
-	if "$@"; then
-		pass=$((pass + 1))
-	else
+	run_logged "$O/tests/$(basename "$name" .sh).log" "$@"
+	s=$(grep -c '^SKIP: ' "$rl_log")
+	case "$run_st" in
+	0) pass=$((pass + 1)); skip=$((skip + s)) ;;
+	77) skip=$((skip + (s > 0 ? s : 1))) ;;
+	*)
 		fail=$((fail + 1))
+		skip=$((skip + s))
 		failed_names="$failed_names
    $name"
-	fi
+		;;
+	esac
+	sed -n 's/^SKIP: /   skipped: /p' "$rl_log"
 }
 
 kvm_module() {

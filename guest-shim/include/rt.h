@@ -32,6 +32,7 @@
 #include <rt/alloc.h>
 #include <rt/thread.h>
 #include <rt/syscall.h>
+#include <rt/pmc.h>
 
 int main(void);
 

@@ -33,6 +33,8 @@ struct chunk_hdr {
 	uint64_t pad;			/* keeps the header ALLOC_GRAIN-sized */
 };
 
+_Static_assert(sizeof(struct chunk_hdr) == RT_ALLOC_HDR_SIZE, "rt/alloc.h");
+
 extern char _end[];
 
 static struct spinlock heap_lock;

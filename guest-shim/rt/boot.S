@@ -84,7 +84,7 @@ start64:
 	 * BSP.  The upper halves of 64-bit registers are undefined after
 	 * 32-bit code (SDM 3.4.1.1), so zero-extend the two arguments.
 	 */
-	movq	$(cpu_stacks + RT_STACK_SIZE), %rsp
+	movq	$(bsp_stack + RT_STACK_SIZE), %rsp
 	movl	%edi, %edi
 	movl	%esi, %esi
 	call	rt_start		/* does not return */
@@ -92,17 +92,18 @@ start64:
 
 	/*
 	 * AP.  Its stack is picked by its initial APIC ID (CPUID.01H:EBX[31:24]),
-	 * which is also its CPU index; an ID we have no stack for parks.
+	 * which is also its CPU index, from rt_ap_stack_top[] (rt_smp_start()
+	 * takes it from the heap); an ID we have no stack for parks.
 	 */
 1:	movl	$1, %eax
 	cpuid
 	shrl	$24, %ebx
 	cmpl	$RT_MAX_CPUS, %ebx
 	jae	halt
+	movq	rt_ap_stack_top(, %rbx, 8), %rsp
+	testq	%rsp, %rsp
+	jz	halt
 	movl	%ebx, %edi
-	leal	1(%ebx), %eax
-	imull	$RT_STACK_SIZE, %eax
-	leaq	cpu_stacks(%rax), %rsp
 	xorl	%ebp, %ebp
 	call	rt_ap_start		/* does not return */
 halt:
@@ -135,9 +136,13 @@ boot_gdt_desc:
 	.word	boot_gdt_limit
 	.quad	boot_gdt
 
-	/* One stack per CPU; CPU n's stack top is cpu_stacks + (n+1) * size. */
+	/*
+	 * The BSP's stack.  The APs' come from the heap when they are started,
+	 * so that an image is small whatever RT_MAX_CPUS is (docs/guest-sdk.md,
+	 * "Memory").
+	 */
 	.bss
 	.balign	4096
-	.globl	cpu_stacks
-cpu_stacks:
-	.skip	RT_MAX_CPUS * RT_STACK_SIZE
+	.globl	bsp_stack
+bsp_stack:
+	.skip	RT_STACK_SIZE

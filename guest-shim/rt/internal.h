@@ -12,6 +12,13 @@ void idt_dispatch(struct rt_frame *f);			/* vectors.S */
 void smp_init_bsp(void);	/* per-CPU data of CPU 0, before anything */
 void smp_probe(void);		/* CPU count from fw_cfg */
 void pic_disable(void);		/* remap and mask the 8259s */
+/*
+ * The stack tops each AP starts on (boot.S) and, for rt_run_user() outside
+ * a thread, its user stack's (usermode.c): both from the heap, set by
+ * rt_smp_start() before it starts the AP.
+ */
+extern uint64_t rt_ap_stack_top[];
+void usermode_set_cpu_stack(int cpu, void *top);
 /* A fatal exception as a failed ucall (idt.c), after its FAIL line is printed. */
 void rt_report_fatal(const struct rt_frame *f, int vector, const char *name);
 

@@ -9,16 +9,19 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <rt/alloc.h>
 #include <rt/apic.h>
 #include <rt/exit.h>
 #include <rt/fwcfg.h>
 #include <rt/idt.h>
 #include <rt/layout.h>
+#include <rt/panic.h>
 #include <rt/printf.h>
 #include <rt/ucall.h>
 #include <rt/smp.h>
 #include <rt/spinlock.h>
 #include <rt/string.h>
+#include <rt/usermode.h>
 #include <rt/x86.h>
 #include "internal.h"
 #include "sched.h"
@@ -27,6 +30,7 @@
 
 static struct rt_cpu cpus[RT_MAX_CPUS];
 static int nr_cpus = 1;
+uint64_t rt_ap_stack_top[RT_MAX_CPUS];	/* boot.S */
 /* one cross-CPU call at a time: each CPU has a single work slot */
 static struct spinlock oncpu_lock;
 
@@ -136,6 +140,25 @@ static int count_online(void)
 	return n;
 }
 
+/*
+ * An AP's kernel and user stacks, from the heap: they are never given back
+ * (an AP stays online).  Without them the guest asked for more CPUs than
+ * its RAM holds stacks for: a broken rule, not a test result.
+ */
+static void ap_stacks(int cpu)
+{
+	char *k, *u;
+
+	if (rt_ap_stack_top[cpu])
+		return;
+	k = rt_alloc(RT_STACK_SIZE, 16);
+	u = rt_alloc(RT_USER_STACK_SIZE, 16);
+	if (!k || !u)
+		rt_panic("cpu %d: no memory for its stacks", cpu);
+	usermode_set_cpu_stack(cpu, u + RT_USER_STACK_SIZE);
+	__atomic_store_n(&rt_ap_stack_top[cpu], (uint64_t)(k + RT_STACK_SIZE), __ATOMIC_RELEASE);
+}
+
 int rt_smp_start(void)
 {
 	uint64_t t0;
@@ -146,6 +169,7 @@ int rt_smp_start(void)
 	for (int i = 1; i < nr_cpus; i++) {
 		if (cpus[i].online)
 			continue;
+		ap_stacks(i);
 		apic_send_ipi((uint32_t)i, APIC_ICR_DM_INIT | APIC_ICR_ASSERT);
 		apic_send_ipi((uint32_t)i, APIC_ICR_DM_STARTUP | RT_TRAMP_VECTOR);
 		apic_send_ipi((uint32_t)i, APIC_ICR_DM_STARTUP | RT_TRAMP_VECTOR);

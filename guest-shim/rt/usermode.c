@@ -46,7 +46,9 @@ static uint64_t user_gdt[GDT_BASE_ENTRIES + 2 * RT_MAX_CPUS] __attribute__((alig
 
 static struct tss64 tss[RT_MAX_CPUS] __attribute__((aligned(16)));
 static volatile int tss_loaded[RT_MAX_CPUS];
-static uint8_t user_stacks[RT_MAX_CPUS][RT_USER_STACK_SIZE] __attribute__((aligned(16)));
+/* The user stack of rt_run_user() outside threads: the BSP's here, the APs' from the heap. */
+static uint8_t bsp_user_stack[RT_USER_STACK_SIZE] __attribute__((aligned(16)));
+static void *user_stack_top[RT_MAX_CPUS] = { [0] = bsp_user_stack + RT_USER_STACK_SIZE };
 
 uint64_t rt_enter_user(uint64_t (*fn)(uint64_t), uint64_t arg, uint64_t user_rsp,
 		       uint64_t rsp0_addr, uint64_t *ksp);	/* usermode_entry.S */
@@ -154,5 +156,10 @@ uint64_t rt_run_user(uint64_t (*fn)(uint64_t), uint64_t arg)
 			rt_panic("thread %lu: no memory for its user stack", t->id);
 		return usermode_run(fn, arg, (char *)t->user_stack + RT_USER_STACK_SIZE);
 	}
-	return usermode_run(fn, arg, &user_stacks[rt_cpu_id()][RT_USER_STACK_SIZE]);
+	return usermode_run(fn, arg, user_stack_top[rt_cpu_id()]);
+}
+
+void usermode_set_cpu_stack(int cpu, void *top)
+{
+	user_stack_top[cpu] = top;
 }

@@ -1,8 +1,8 @@
 /*
  * The ucall protocol: how a guest reports structured test results to pmuvm
- * (docs/guest-sdk.md), in the spirit of the ucalls of Linux's
- * KVM selftests. Shared by pmuvm and the freestanding guest runtime, so only
- * <stdint.h>-level C here.
+ * (docs/guest-sdk.md, "Guest results (ucall)"), in the spirit of the
+ * ucalls of Linux's KVM selftests. Shared by pmuvm and the freestanding
+ * guest runtime, so only <stdint.h>-level C here.
  *
  * The guest fills a struct ucall_msg in its RAM and writes the message's
  * guest-physical address with one 32-bit OUT to UCALL_PORT; pmuvm copies

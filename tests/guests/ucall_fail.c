@@ -1,8 +1,9 @@
 /*
  * ucall_fail: fails on purpose, in the way `mode=N` on the command line
  * picks, so that tests/system/test_ucall.c can check what pmuvm decodes,
- * prints and reports for each kind of failure (include/pmuvm/ucall.h).
- * Before failing it reports the line it fails on as the value "fail line".
+ * prints and reports for each kind of failure (docs/guest-sdk.md, "Guest
+ * results (ucall)"). Before failing it reports the line it fails on as the value
+ * "fail line".
  *
  *   mode=0  GUEST_ASSERT_EQ with two operands
  *   mode=1  GUEST_FAIL with a formatted message

@@ -1,7 +1,7 @@
 /*
  * A guest's results in a pmuvm report: the "guest" object that the ucalls
- * of the guest runtime fill (include/pmuvm/ucall.h), looked up
- * and put into words for Check failure messages.
+ * of the guest runtime fill (docs/guest-sdk.md, "Guest results (ucall)"),
+ * looked up and put into words for Check failure messages.
  */
 #ifndef TESTS_GUEST_RESULTS_H
 #define TESTS_GUEST_RESULTS_H

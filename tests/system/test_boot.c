@@ -48,6 +48,28 @@ START_TEST(test_boot_two_cpus)
 }
 END_TEST
 
+/*
+ * The smallest RAM pmuvm takes (--mem 2M) holds a runtime guest with its
+ * heap, and the stacks of a second CPU from that heap (docs/guest-sdk.md,
+ * "Memory").
+ */
+START_TEST(test_boot_min_mem)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--mem", "2M", "--timeout", "60", guest_path("boot"));
+	expect_guest_pass(&r, __func__);
+	expect_line(&r, "fwcfg: signature=QEMU cpus=1 ram=2097152");
+	expect_line(&r, "mbi: mem_lower=639 mem_upper=1024");
+	pmuvm_result_free(&r);
+	pmuvm_run(&r, "--mem", "2M", "--cpus", "2", "--timeout", "60", guest_path("smp"));
+	expect_guest_pass(&r, __func__);
+	expect_line(&r, "smp: 2 cpus online");
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_fw_cfg_and_multiboot)
 {
 	static const uint8_t mod[] = { 0xde, 0xad, 0xbe, 0xef, 0x01, 0x02 };
@@ -225,6 +247,7 @@ static Suite *boot_suite(void)
 	tcase_set_timeout(tc, 180);
 	tcase_add_test(tc, test_boot_one_cpu);
 	tcase_add_test(tc, test_boot_two_cpus);
+	tcase_add_test(tc, test_boot_min_mem);
 	tcase_add_test(tc, test_fw_cfg_and_multiboot);
 	tcase_add_test(tc, test_serial_to_file);
 	tcase_add_loop_test(tc, test_exit_code_passthrough, 0,

@@ -1,7 +1,7 @@
 /*
  * The contrast pmuvm exists for: the same guest image under plain QEMU/KVM on
- * this machine sees no architectural PMU (CPUID.0AH version 0), under pmuvm
- * it sees the configured one.
+ * this machine finds no PMU (the demo fails: status 3), under pmuvm it sees
+ * the configured one.
  */
 #include <stdio.h>
 #include <string.h>
@@ -9,7 +9,7 @@
 #include "pmuvm_run.h"
 #include "suite.h"
 
-#define NO_PMU_LINE "demo: pmu version 0, 0 gp counters x 0 bits, 0 fixed counters x 0 bits\n"
+#define NO_PMU_LINE "demo: no PMU on this "
 #define PMU_LINE "demo: pmu version 5, 8 gp counters x 48 bits, 3 fixed counters x 48 bits\n"
 
 START_TEST(test_qemu_kvm_has_no_pmu_pmuvm_does)
@@ -31,20 +31,21 @@ START_TEST(test_qemu_kvm_has_no_pmu_pmuvm_does)
 		     "-bios", "qboot.rom",	/* SeaBIOS takes ~15 s here (qemu-configs/) */
 		     "-kernel", guest_path("demo"),
 		     "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04");
-	ck_assert_msg(q.status == 1, "QEMU status %d\n%s\n%s", q.status, q.out, q.err);
 	cpuid_line = strstr(q.out, "demo: pmu version");
-	ck_assert_msg(cpuid_line, "no CPUID line from QEMU:\n%s", q.out);
-	if (strncmp(cpuid_line, NO_PMU_LINE, strlen(NO_PMU_LINE))) {
+	if (q.status == 1 && cpuid_line) {
 		/* A host whose KVM has a PMU has nothing to contrast. */
 		printf("SKIP: %s: QEMU/KVM on this host offers a PMU: %.80s\n", __func__,
 		       cpuid_line);
 		pmuvm_result_free(&q);
 		return;
 	}
+	cpuid_line = strstr(q.out, NO_PMU_LINE);
+	ck_assert_msg(q.status == 3 && cpuid_line, "QEMU status %d (want 3: no PMU)\n%s\n%s",
+		      q.status, q.out, q.err);
 	pmuvm_run(&p, "--timeout", "60", guest_path("demo"));
 	ck_assert_msg(p.status == 1, "pmuvm status %d\n%s", p.status, p.err);
 	ck_assert_msg(strstr(p.out, PMU_LINE), "pmuvm output:\n%s", p.out);
-	printf("contrast: QEMU/KVM: %.*s; pmuvm: %s", (int)strlen(NO_PMU_LINE) - 1, cpuid_line,
+	printf("contrast: QEMU/KVM: %.*s; pmuvm: %s", (int)strcspn(cpuid_line, "\n"), cpuid_line,
 	       strstr(p.out, PMU_LINE));
 	pmuvm_result_free(&p);
 	pmuvm_result_free(&q);

@@ -1,6 +1,6 @@
 /*
- * Guest results through the ucall port end to end (include/pmuvm/ucall.h,
- * docs/guest-sdk.md): what pmuvm decodes, prints and reports for each kind of guest
+ * Guest results through the ucall port end to end (docs/guest-sdk.md,
+ * "Guest results (ucall)"): what pmuvm decodes, prints and reports for each kind of guest
  * failure (tests/guests/ucall_fail.c), and that hostile ucalls
  * (tests/guests/ucall_hostile.c) are refused one by one with a warning
  * while pmuvm keeps running and reading only guest RAM.

@@ -27,6 +27,13 @@ size_t rt_alloc_usable_size(const void *p);
  */
 void rt_alloc_fail_after(int n);
 
+/*
+ * What a chunk costs besides the bytes asked for, rounded up to 16, when
+ * @align is 16 or less: its header.  rt_smp_start() takes each AP's stacks
+ * (RT_STACK_SIZE and RT_USER_STACK_SIZE) from the heap that way.
+ */
+#define RT_ALLOC_HDR_SIZE	32
+
 /* Free bytes (sum of free blocks, headers not subtracted) and heap size. */
 size_t rt_alloc_free_bytes(void);
 size_t rt_alloc_heap_size(void);

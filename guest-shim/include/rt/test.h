@@ -4,10 +4,11 @@
  * other value fails (code 1 -> status 3).  Assertions fail immediately.
  *
  * Every verdict is printed on the console and also sent to pmuvm as a
- * ucall (rt/ucall.h, include/pmuvm/ucall.h), which the report
- * lists and the system tests check: test_ok() prints "ok - NAME", a failed
- * assertion "FAIL file:line: ..." with the expression and its operands,
- * GUEST_VALUE() "value NAME = N", and main()'s return is a "done" ucall.
+ * ucall (rt/ucall.h, docs/guest-sdk.md "Guest results (ucall)"), which the
+ * report lists and the system tests check: test_ok("name") prints
+ * "ok - name", a failed assertion "FAIL file:line: ..." with the expression
+ * and its operands, GUEST_VALUE("name", v) "value name = v", and main()'s
+ * return is a "done" ucall.
  */
 #ifndef RT_TEST_H
 #define RT_TEST_H
@@ -49,7 +50,7 @@ void __guest_fail(const char *file, int line, const char *expr, unsigned int nr_
 /* A named check passed: prints "ok - NAME". */
 void test_ok(const char *name);
 
-/* A named value for the host (a ucall "value"): prints "value NAME = N". */
+/* A named value for the host: prints "value NAME = N"; GUEST_VALUE("name", v). */
 void test_value(const char *name, uint64_t value);
 #define GUEST_VALUE(name, v)	test_value((name), (uint64_t)(v))
 

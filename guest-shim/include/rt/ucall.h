@@ -1,7 +1,7 @@
 /*
  * Structured results to pmuvm through the ucall port (include/pmuvm/ucall.h,
- * docs/guest-sdk.md). rt/test.h's macros call these and also
- * print their usual lines, so a guest seldom calls them itself.
+ * docs/guest-sdk.md "Guest results (ucall)"). rt/test.h's macros call these
+ * and also print their usual lines, so a guest seldom calls them itself.
  *
  * Each call builds its message on the caller's stack and hands pmuvm its
  * address with one OUT: the identity map makes that address the
