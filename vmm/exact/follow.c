@@ -43,7 +43,7 @@
  * A breakpoint is never armed at the RIP about to run (it would fire at
  * once).  Events still missed (a fourth vector, a #GP's handler entered
  * through another vector) are counted where pmuvm can tell
- * (exact.handler_runs_uncounted).
+ * (debug.exact.handler_runs_uncounted).
  */
 #include <string.h>
 #include <sys/ioctl.h>

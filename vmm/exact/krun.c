@@ -26,7 +26,7 @@
  * counted if the return went where the user code entered the kernel from;
  * and an exit at CPL3 while the kernel is believed running is one too,
  * found late, what ran until then uncounted. Either is counted
- * (exact.kernel_runs.missed, missed_uncounted), said once, and the kernel
+ * (debug.exact.kernel_runs.missed, missed_uncounted), said once, and the kernel
  * is stepped again until it shows a new site.
  * Linux never gets there: a saved RFLAGS with TF makes it return through
  * its IRETQ (do_syscall_64() refuses SYSRET then). A return through an
@@ -187,10 +187,10 @@ static void krun_missed(struct vcpu *vcpu, struct krun_state *k, bool unseen)
 	k->relearn = true;
 	krun_stop(vcpu, k);
 	if (!__atomic_exchange_n(&vcpu->vm->pmu->krun_missed_warned, true, __ATOMIC_RELAXED))
-		pr_warn("vCPU %d: the guest kernel returned to user mode outside the return sites pmuvm watched; its kernel is stepped again until the new one is seen (see the report's exact.kernel_runs.missed)",
+		pr_warn("vCPU %d: the guest kernel returned to user mode outside the return sites pmuvm watched; its kernel is stepped again until the new one is seen (see the report's vcpus[].debug.exact.kernel_runs.missed)",
 			vcpu->id);
 	if (unseen && vcpu_warn_once(vcpu, LOG_ONCE_KRUN_UNSEEN))
-		pr_warn("vCPU %d: user-mode instructions and branches run after such a return, until pmuvm saw it at an exit, are not counted (exact.kernel_runs.missed_uncounted)",
+		pr_warn("vCPU %d: user-mode instructions and branches run after such a return, until pmuvm saw it at an exit, are not counted (the report's vcpus[].debug.exact.kernel_runs.missed_uncounted)",
 			vcpu->id);
 }
 

@@ -24,7 +24,7 @@
  * before perf first read a counter, and its reads then went unwatched.  An image whose symbol table shows all
  * of its RDPMCs (rdpmc_sites.c) has them watched from the start, and no
  * windows.  An RDPMC outside any window and not watched still reads KVM's
- * value: the report's pmu.rdpmc_watch says what was found (README, "Where
+ * value: the report's vcpus[].debug.rdpmc.watch says what was found (README, "Where
  * counts come from").
  *
  * All of it only where breakpoints fire (kvm/probe.c).  Where they do not
