@@ -14,6 +14,9 @@ PKGS="$PKGS cpio"
 PKGS="$PKGS linux-perf"
 # ...and rr, recorded and replayed in that image (README "rr in the guest").
 PKGS="$PKGS rr"
+# make check validates every --report against docs/report.schema.json
+# (scripts/check-reports.sh, scripts/report-schema.py).
+PKGS="$PKGS python3-jsonschema"
 
 missing=""
 for p in $PKGS; do

@@ -3,7 +3,8 @@
 #   "tests: N passed, N failed, N skipped"  (checks; each extra script is one)
 #
 #   run-tests.sh O            unit tests, system tests, scripts/check-*.sh
-#   run-tests.sh O --lab      system tests in the lab only (make check-lab)
+#   run-tests.sh O --lab      system tests in the lab only, and their reports
+#                             validated (make check-lab)
 #
 # System tests boot guests under pmuvm, so they need a KVM: they run on this
 # machine's /dev/kvm when it is usable, and in the lab (tests/lab/pmuvm-lab:
@@ -13,6 +14,13 @@ set -u
 O=${1:-build}
 MODE=${2:-all}
 export PMUVM="$O/pmuvm" GUEST_DIR="$O/guests"
+# Every report the system tests get from pmuvm is kept here, natively and in
+# the lab (which shares this machine's root), for scripts/check-reports.sh.
+mkdir -p "$O/tests"
+PMUVM_REPORT_DIR=$(cd "$O/tests" && pwd)/reports
+rm -rf "$PMUVM_REPORT_DIR"
+mkdir -p "$PMUVM_REPORT_DIR"
+export PMUVM_REPORT_DIR
 pass=0
 fail=0
 skip=0
@@ -154,6 +162,7 @@ system_lab() {
 
 if [ "$MODE" = --lab ]; then
 	system_lab
+	run_extra scripts/check-reports.sh scripts/check-reports.sh "$O"
 else
 	run_check "unit tests" "$O/tests/unit.log" "" "$O/tests/unit-tests"
 	if ! why=$(scripts/kvm-unusable); then
