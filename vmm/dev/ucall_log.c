@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "dev/ucall.h"
-#include "report_hex.h"
+#include "report_json.h"
 
 void ucall_log_init(struct ucall_log *log, unsigned int max)
 {
