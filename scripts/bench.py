@@ -43,7 +43,7 @@ def run_guest(name, append, cpus=1, env=None, valgrind=None, may_fail=False):
             cmd = ["valgrind", "--vgdb=no", "--tool=callgrind", "--callgrind-out-file=" + valgrind] + cmd
         e = dict(os.environ)
         e.pop("PMUVM_BENCH_RAW_STEP", None)
-        e["PMUVM_BENCH_TIMING"] = "1"      # the report's vcpus[].bench (vmm/machine/run.c)
+        e["PMUVM_BENCH_TIMING"] = "1"      # the report's vcpus[].debug.bench (docs/report.md)
         e.update(env or {})
         p = subprocess.run(cmd, env=e, capture_output=True, text=True)
         # 1: the guest passed, 3: an assertion failed (pmuvm(1), EXIT STATUS)
@@ -63,8 +63,8 @@ def run_guest(name, append, cpus=1, env=None, valgrind=None, may_fail=False):
 
 def vmm_time(report):
     """pmuvm's own time between KVM_RUNs: (share of the vCPU threads' time, us per exit)."""
-    vmm = sum(v["bench"]["vmm_ns"] for v in report["vcpus"])
-    run = sum(v["bench"]["kvm_run_ns"] for v in report["vcpus"])
+    vmm = sum(v["debug"]["bench"]["vmm_ns"] for v in report["vcpus"])
+    run = sum(v["debug"]["bench"]["kvm_run_ns"] for v in report["vcpus"])
     exits = sum(v["exits"]["total"] for v in report["vcpus"])
     return vmm / float(vmm + run), vmm / 1000.0 / exits
 
@@ -249,7 +249,7 @@ def bench_exact(tsc_khz):
             "step_us_counted": stats(1e6 / x for x in c),
             "step_us_raw": stats(1e6 / x for x in r),
         }
-    steps = lambda rep: sum(v["exact"]["steps"] for v in rep["vcpus"])
+    steps = lambda rep: sum(v["debug"]["exact"]["steps"] for v in rep["vcpus"])
     funcs = ("TOTAL", "vcpu_thread", "exact_before_run", "exact_after_run", "icache_fetch",
              "exit_debug")
     ir, nsteps = callgrind_diff("bench_exact", "sizes=1000 reps=1", "sizes=2000 reps=1",
@@ -624,7 +624,7 @@ def main():
         print("bench: %s ..." % name, file=sys.stderr, flush=True)
         res[name] = fn(tsc_khz)
     print("bench: linux ...", file=sys.stderr, flush=True)
-    res["linux"] = bench_linux(bool(rep["config"]["host"].get("kernel_mode_emulated")))
+    res["linux"] = bench_linux(bool(rep["debug"]["host"].get("kernel_mode_emulated")))
     m["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
     text = table(m, res)
     print(text)

@@ -41,6 +41,7 @@ libvirt-clients		# virt-xml-validate of the libvirt domains (scripts/check-qemu-
 valgrind		# make bench: an exit's cost in instructions (callgrind)
 man-db			# the installed man page rendered (scripts/check-man.sh)
 python3			# scripts/check-comments.sh, make bench (scripts/bench.py)
+python3-jsonschema	# every --report validated against docs/report.schema.json (scripts/check-reports.sh)
 EOF_PKGS
 }
 

@@ -4,7 +4,8 @@
 #   and each SKIP line it prints one skipped)
 #
 #   run-tests.sh O            unit tests, system tests, scripts/check-*.sh
-#   run-tests.sh O --lab      system tests in the lab only (make check-lab)
+#   run-tests.sh O --lab      system tests in the lab only, and their reports
+#                             validated (make check-lab)
 #
 # System tests boot guests under pmuvm, so they need a KVM: they run on this
 # machine's /dev/kvm when it is usable, and in the lab (tests/lab/pmuvm-lab:
@@ -14,6 +15,13 @@ set -u
 O=${1:-build}
 MODE=${2:-all}
 export PMUVM="$O/pmuvm" GUEST_DIR="$O/guests"
+# Every report the system tests get from pmuvm is kept here, natively and in
+# the lab (which shares this machine's root), for scripts/check-reports.sh.
+mkdir -p "$O/tests"
+PMUVM_REPORT_DIR=$(cd "$O/tests" && pwd)/reports
+rm -rf "$PMUVM_REPORT_DIR"
+mkdir -p "$PMUVM_REPORT_DIR"
+export PMUVM_REPORT_DIR
 pass=0
 fail=0
 skip=0
@@ -164,6 +172,7 @@ system_lab() {
 
 if [ "$MODE" = --lab ]; then
 	system_lab
+	run_extra scripts/check-reports.sh scripts/check-reports.sh "$O"
 else
 	run_check "unit tests" "$O/tests/unit.log" "" "$O/tests/unit-tests"
 	if ! why=$(scripts/kvm-unusable); then

@@ -1,9 +1,13 @@
-/* --report FILE.json: a machine-readable summary of the run. */
+/* --report FILE.json: a machine-readable summary of the run (docs/report.md). */
 #ifndef PMUVM_REPORT_H
 #define PMUVM_REPORT_H
 
 struct outfile;
 struct pmuvm_config;
+
+/* The report's "schema_version": docs/report.schema.json's version. */
+#define REPORT_SCHEMA_VERSION	1
+
 struct vm;
 
 /* Writes the report of a run; 0, or -errno after printing one line. */

@@ -2,7 +2,7 @@
  * cpl_speed: the same loop timed with the TSC in kernel mode (CPL0) and in
  * user mode (CPL3), the best of five runs of each, reported as the values
  * "cpl0_ticks" and "cpl3_ticks". The system test holds pmuvm's start-up
- * probe (the report's config.host.kernel_mode_emulated) against what the
+ * probe (the report's debug.host.kernel_mode_emulated) against what the
  * guest itself measured.
  */
 #include <rt.h>

@@ -1,4 +1,5 @@
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,20 @@ json_object *json_get(json_object *o, const char *path)
 uint64_t json_u64(json_object *o, const char *path)
 {
 	return json_object_get_uint64(json_get(o, path));
+}
+
+uint64_t json_hex(json_object *o, const char *path)
+{
+	const char *s = json_object_get_string(json_get(o, path));
+	char *end = NULL;
+	uint64_t v = 0;
+
+	ck_assert_msg(json_object_is_type(json_get(o, path), json_type_string) &&
+		      !strncmp(s, "0x", 2), "'%s' is not a hex string: %s", path, s);
+	errno = 0;
+	v = strtoull(s + 2, &end, 16);
+	ck_assert_msg(end != s + 2 && !*end && !errno, "'%s' is not a hex string: %s", path, s);
+	return v;
 }
 
 json_object *report_load(const char *path)

@@ -28,6 +28,8 @@ uint64_t expect_guest_value(const struct pmuvm_result *r, const char *name, unsi
 /* The value at a dotted path ("vcpus.0.pmu.gp"; numbers index arrays); fails if absent. */
 json_object *json_get(json_object *o, const char *path);
 uint64_t json_u64(json_object *o, const char *path);
+/* A register value, mask or address: a "0x..." string (docs/report.md); fails otherwise. */
+uint64_t json_hex(json_object *o, const char *path);
 
 /* The --report file, parsed; fails the test if it is missing or not JSON. */
 json_object *report_load(const char *path);

@@ -99,9 +99,8 @@ void guest_result_describe(json_object *res, char *buf, size_t len)
 		       json_object_get_int64(json_object_object_get(res, "status")));
 	} else {
 		append(buf, len, &n, "%s: %s", kind, field_str(res, "reason"));
-		if (json_object_object_get(res, "gpa"))
-			append(buf, len, &n, " (message at 0x%" PRIx64 ")",
-			       json_object_get_uint64(json_object_object_get(res, "gpa")));
+		if (json_object_object_get(res, "gpa"))	/* "0x..." (docs/report.md) */
+			append(buf, len, &n, " (message at %s)", field_str(res, "gpa"));
 	}
 	append(buf, len, &n, " on vCPU %d", json_object_get_int(json_object_object_get(res, "vcpu")));
 }

@@ -1,3 +1,4 @@
+#include <check.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/kvm.h>
@@ -112,6 +113,37 @@ static const char *report_arg(const char *const *argv)
 	return path;
 }
 
+/*
+ * A copy of each report pmuvm wrote, as it wrote it, in $PMUVM_REPORT_DIR
+ * (set by scripts/run-tests.sh), for scripts/check-reports.sh to validate
+ * against docs/report.schema.json. Named by process and run: Check runs
+ * each test in its own process. Failing to keep one fails the test.
+ */
+static void report_keep(const char *report)
+{
+	static unsigned int seq;
+	const char *dir = getenv("PMUVM_REPORT_DIR");
+	char path[700];
+	char *text;
+	int fd = -1;
+	bool ok;
+
+	if (!dir || !*dir)
+		return;
+	text = read_file_str(report);
+	ck_assert_msg(text, "cannot read the report %s", report);
+	while (fd < 0) {
+		snprintf(path, sizeof(path), "%s/%ld-%u.json", dir, (long)getpid(), seq++);
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		ck_assert_msg(fd >= 0 || errno == EEXIST, "PMUVM_REPORT_DIR: cannot create %s: %s",
+			      path, strerror(errno));
+	}
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	ok = close(fd) == 0 && ok;
+	ck_assert_msg(ok, "PMUVM_REPORT_DIR: cannot write %s", path);
+	free(text);
+}
+
 int pmuvm_run_env(struct pmuvm_result *r, const char *const *env, double limit_s,
 		  const char *const *argv)
 {
@@ -150,6 +182,8 @@ int pmuvm_run_env(struct pmuvm_result *r, const char *const *env, double limit_s
 	if (!ret && strncmp(report, "/dev/", 5) && strncmp(report, "/proc/", 6) &&
 	    stat(report, &st) == 0 && S_ISREG(st.st_mode))
 		r->report = json_object_from_file(report);
+	if (!ret && stat(report, &st) == 0 && S_ISREG(st.st_mode))
+		report_keep(report);
 	return ret;
 }
 

@@ -13,18 +13,15 @@
 #include "pmuvm_run.h"
 #include "suite.h"
 
-/* vcpus[0].OBJ.KEY of a report; fails the test if it is not there. */
-static long long report_vcpu0(const char *path, const char *obj, const char *key)
+/* vcpus[0].KEY (a dotted path) of a report; fails the test if it is not there. */
+static long long report_vcpu0(const char *path, const char *key)
 {
-	json_object *root = json_object_from_file(path), *v, *o;
+	json_object *root = report_load(path);
+	char full[128];
 	long long val;
 
-	ck_assert_msg(root, "cannot read %s", path);
-	ck_assert(json_object_object_get_ex(root, "vcpus", &v));
-	o = json_object_array_get_idx(v, 0);
-	ck_assert_msg(o && json_object_object_get_ex(o, obj, &v), "%s: no %s", path, obj);
-	ck_assert_msg(json_object_object_get_ex(v, key, &o), "%s: no %s.%s", path, obj, key);
-	val = json_object_get_int64(o);
+	snprintf(full, sizeof(full), "vcpus.0.%s", key);
+	val = json_object_get_int64(json_get(root, full));
 	json_object_put(root);
 	return val;
 }
@@ -44,7 +41,7 @@ START_TEST(test_bench_raw_step_hook)
 	expect_guest_pass(&r, "bench_exact");
 	ck_assert_msg(strstr(r.out, "bench: exact size=200 rep=0 insns=213 "), "%s", r.out);
 	pmuvm_result_free(&r);
-	counted_steps = report_vcpu0(tmp_path(counted_rep), "exact", "steps");
+	counted_steps = report_vcpu0(tmp_path(counted_rep), "debug.exact.steps");
 	ck_assert_int_ge(counted_steps, 213);
 
 	pmuvm_run_env(&r, raw_env, 120, (const char *const[]){ "--timeout", "60", "--report",
@@ -53,9 +50,9 @@ START_TEST(test_bench_raw_step_hook)
 	expect_guest_pass(&r, "bench_exact raw");
 	ck_assert_msg(strstr(r.out, "bench: exact size=200 rep=0 insns=0 "), "%s", r.out);
 	pmuvm_result_free(&r);
-	ck_assert_int_eq(report_vcpu0(tmp_path(raw_rep), "exact", "steps"), counted_steps);
-	ck_assert_int_gt(report_vcpu0(tmp_path(raw_rep), "bench", "kvm_run_ns"), 0);
-	ck_assert_int_gt(report_vcpu0(tmp_path(raw_rep), "bench", "vmm_ns"), 0);
+	ck_assert_int_eq(report_vcpu0(tmp_path(raw_rep), "debug.exact.steps"), counted_steps);
+	ck_assert_int_gt(report_vcpu0(tmp_path(raw_rep), "debug.bench.kvm_run_ns"), 0);
+	ck_assert_int_gt(report_vcpu0(tmp_path(raw_rep), "debug.bench.vmm_ns"), 0);
 }
 END_TEST
 

@@ -182,17 +182,29 @@ START_TEST(test_report_json)
 	ck_assert(json_object_get_int64(json_get(v1, "exits.io")) > 10);
 	ck_assert(json_object_get_int64(json_get(v0, "exits.total")) >=
 		  json_object_get_int64(json_get(v0, "exits.io")));
+	/*
+	 * The layout docs/report.md describes: registers in hex, a guest that
+	 * never touched its PMU leaves GLOBAL_CTRL at its RESET value (every GP
+	 * enable of 8 counters) and counters at 0; pmuvm's detail under "debug".
+	 */
+	ck_assert_int_eq(json_object_get_int(json_get(root, "schema_version")), 1);
+	ck_assert_str_eq(json_object_get_string(json_get(v1, "pmu.global_ctrl")), "0xff");
+	ck_assert_str_eq(json_object_get_string(json_get(v1, "pmu.gp.7.evtsel")), "0x0");
+	ck_assert_uint_eq(json_u64(v1, "pmu.gp.7.value"), 0);
+	ck_assert_uint_ne(json_hex(root, "config.pmu.available_events"), 0);
+	json_get(root, "debug.host.kernel_mode_emulated");
+	json_get(v1, "debug.exact.steps");
 	json_object_put(root);
 	pmuvm_result_free(&r);
 }
 END_TEST
 
 /*
- * pmuvm's start-up probe of guest kernel-mode speed (config.host) against
- * the guest's own TSC: where pmuvm says KVM emulates CPL0, the guest's
- * CPL0 loop takes at least 20 times its CPL3 loop (the probe's threshold);
- * where it says CPL0 runs natively, less. Either kind of host passes; a
- * probe that misjudges its host fails.
+ * pmuvm's start-up probe of guest kernel-mode speed (the report's
+ * debug.host) against the guest's own TSC: where pmuvm says KVM emulates
+ * CPL0, the guest's CPL0 loop takes at least 20 times its CPL3 loop (the
+ * probe's threshold); where it says CPL0 runs natively, less. Either kind
+ * of host passes; a probe that misjudges its host fails.
  */
 START_TEST(test_host_kernel_speed_probe)
 {
@@ -203,14 +215,14 @@ START_TEST(test_host_kernel_speed_probe)
 	REQUIRE_KVM();
 	pmuvm_run(&r, "-v", "--timeout", "120", guest_path("cpl_speed"));
 	expect_guest_pass(&r, "cpl_speed");
-	emulated = json_object_get_boolean(json_get(r.report, "config.host.kernel_mode_emulated"));
+	emulated = json_object_get_boolean(json_get(r.report, "debug.host.kernel_mode_emulated"));
 	cpl0 = expect_guest_value(&r, "cpl0_ticks", 0);
 	cpl3 = expect_guest_value(&r, "cpl3_ticks", 0);
 	ck_assert_msg(cpl3 > 0, "cpl3 loop took no time");
 	ck_assert_msg(emulated == (cpl0 >= 20 * cpl3),
 		      "probe says kernel mode %s (slowdown %llu), the guest measured cpl0 %llu and cpl3 %llu ticks\n%s",
 		      emulated ? "emulated" : "native",
-		      (unsigned long long)json_u64(r.report, "config.host.kernel_mode_slowdown"),
+		      (unsigned long long)json_u64(r.report, "debug.host.kernel_mode_slowdown"),
 		      (unsigned long long)cpl0, (unsigned long long)cpl3, r.err);
 	ck_assert_msg(strstr(r.err, emulated ? "guest kernel mode (CPL0) runs in KVM's instruction emulator"
 					     : "guest kernel mode (CPL0) runs natively"),

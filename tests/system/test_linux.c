@@ -60,7 +60,7 @@ static void drop_cr(char *s)
  * NULL where this host's KVM runs guest kernel mode natively, else why a
  * Linux boot is not tried here: where KVM emulates CPL0 (kvm_pvm) a boot
  * takes many minutes, so the lab runs these tests. Asked of pmuvm itself
- * (its start-up probe, the report's config.host), once per test process.
+ * (its start-up probe, the report's debug.host), once per test process.
  */
 static const char *linux_boot_unsuitable(void)
 {
@@ -73,10 +73,10 @@ static const char *linux_boot_unsuitable(void)
 	known = 1;
 	pmuvm_run(&r, guest_path("boot"));
 	ck_assert_msg(r.report, "boot guest: no report (status %d)\n%s", r.status, r.err);
-	if (json_object_get_boolean(json_get(r.report, "config.host.kernel_mode_emulated")))
+	if (json_object_get_boolean(json_get(r.report, "debug.host.kernel_mode_emulated")))
 		snprintf(why, sizeof(why),
-			 "this host's KVM emulates guest kernel mode (config.host.kernel_mode_slowdown %llu): a Linux boot takes many minutes here; make check-lab runs it",
-			 (unsigned long long)json_u64(r.report, "config.host.kernel_mode_slowdown"));
+			 "this host's KVM emulates guest kernel mode (debug.host.kernel_mode_slowdown %llu): a Linux boot takes many minutes here; make check-lab runs it",
+			 (unsigned long long)json_u64(r.report, "debug.host.kernel_mode_slowdown"));
 	pmuvm_result_free(&r);
 	return why[0] ? why : NULL;
 }

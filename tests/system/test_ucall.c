@@ -85,7 +85,7 @@ START_TEST(test_ucall_hostile)
 		if (hostile[i].where == GPA_NONE)
 			ck_assert_ptr_null(gpa);
 		else
-			ck_assert_uint_eq(json_object_get_uint64(gpa),
+			ck_assert_uint_eq(json_hex(res, "gpa"),
 					  hostile[i].where == GPA_MSG ? msg : hostile[i].gpa);
 	}
 	ck_assert_ptr_nonnull(guest_results_find(r.report, "value", "evil??[2Jname"));

@@ -24,7 +24,7 @@ static json_object *report_of(const char *results)
 #define DONE_0	"{\"kind\": \"done\", \"vcpu\": 0, \"status\": 0}"
 #define FAIL_EQ	"{\"kind\": \"fail\", \"vcpu\": 1, \"file\": \"tests/guests/x.c\", \"line\": 12, " \
 		"\"expr\": \"a == b\", \"values\": [2, 18446744073709551615]}"
-#define INVALID	"{\"kind\": \"invalid\", \"vcpu\": 0, \"gpa\": 4276092928, " \
+#define INVALID	"{\"kind\": \"invalid\", \"vcpu\": 0, \"gpa\": \"0xfee00000\", " \
 		"\"reason\": \"the 368-byte message is not all in guest RAM\"}"
 
 /* why_not(results) must be NULL (want == NULL) or contain want. */

@@ -72,7 +72,7 @@ void ucall_log_init(struct ucall_log *log, unsigned int max);
 void ucall_log_free(struct ucall_log *log);
 /* Counts res and keeps it: 0, or -ENOSPC (full: counted as dropped) or -ENOMEM. */
 int ucall_log_add(struct ucall_log *log, const struct ucall_result *res);
-/* The report's "guest" object: counts and "results". */
+/* The report's "guest" object (docs/report.md): counts and "results". */
 json_object *ucall_log_json(struct ucall_log *log);
 
 /*

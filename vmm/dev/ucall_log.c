@@ -1,6 +1,6 @@
 /*
  * The results a guest reported through ucalls, in arrival order, and their
- * JSON for the report's "guest" object (include/pmuvm/ucall.h).
+ * JSON for the report's "guest" object (docs/report.md).
  * Bounded: a guest that loops on ucalls cannot make pmuvm grow without end.
  */
 #include <errno.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dev/ucall.h"
+#include "report_json.h"
 
 void ucall_log_init(struct ucall_log *log, unsigned int max)
 {
@@ -91,7 +92,7 @@ static json_object *ucall_result_json(const struct ucall_result *res)
 		break;
 	case UCALL_KIND_INVALID:
 	default:
-		json_object_object_add(o, "gpa", res->has_gpa ? json_object_new_uint64(res->gpa) : NULL);
+		json_object_object_add(o, "gpa", res->has_gpa ? report_hex(res->gpa) : NULL);
 		json_object_object_add(o, "reason", json_object_new_string(res->invalid));
 		break;
 	}

@@ -43,11 +43,12 @@ struct exact_state {
 
 	/* Report. */
 	uint64_t steps, retired, not_retired, decode_errors;
-	uint64_t caught_up, lost, hlts;	/* instructions a step ran past; unaccounted steps */
+	uint64_t caught_up, hlts;	/* instructions a step ran past, counted */
+	uint64_t steps_not_caught_up;	/* steps that ran where no walk leads: uncounted */
 	uint64_t ran_past;		/* steps that ran past a non-branch (step.c exact_ran_past()) */
 	uint64_t user_runs_uncounted;	/* KVM_RUNs at CPL3 this host cannot step */
 	uint64_t rearms;		/* single-step re-armed after RFLAGS was reloaded */
-	uint64_t steps_lost;		/* exits that found stepping lost (step.c) */
+	uint64_t stepping_lost;		/* exits that found stepping lost (step.c) */
 	uint64_t tf_untraced;		/* pmuvm's TF cleared from a saved RFLAGS (step.c) */
 	uint64_t sysret_tf_set;		/* SYSRETs stepped with TF set in R11 (step.c) */
 	uint64_t rdpmc_fixed;		/* stepped RDPMCs KVM answered, corrected */

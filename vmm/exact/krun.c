@@ -156,10 +156,10 @@ static void krun_missed(struct vcpu *vcpu, struct krun_state *k, bool unseen)
 	k->relearn = true;
 	krun_stop(vcpu, k);
 	if (!__atomic_exchange_n(&vcpu->vm->pmu->krun_missed_warned, true, __ATOMIC_RELAXED))
-		pr_warn("vCPU %d: the guest kernel returned to user mode outside the return sites pmuvm watched; its kernel is stepped again until the new one is seen (see the report's exact.kernel_runs.missed)",
+		pr_warn("vCPU %d: the guest kernel returned to user mode outside the return sites pmuvm watched; its kernel is stepped again until the new one is seen (see the report's vcpus[].debug.exact.kernel_runs.missed)",
 			vcpu->id);
 	if (unseen && vcpu_warn_once(vcpu, LOG_ONCE_KRUN_UNSEEN))
-		pr_warn("vCPU %d: user-mode instructions and branches run after such a return, until pmuvm saw it at an exit, are not counted (exact.kernel_runs.missed_uncounted)",
+		pr_warn("vCPU %d: user-mode instructions and branches run after such a return, until pmuvm saw it at an exit, are not counted (the report's vcpus[].debug.exact.kernel_runs.missed_uncounted)",
 			vcpu->id);
 }
 

@@ -244,7 +244,7 @@ static bool exact_user_lost(struct vcpu *vcpu)
 	if (vcpu->vm->pmu->caps.user_step || !(vpmu_counted_events_at(&vcpu->pmu->model, 3) & EXACT_EVENTS))
 		return false;
 	if (!__atomic_exchange_n(&vcpu->vm->pmu->user_uncounted_warned, true, __ATOMIC_RELAXED))
-		pr_warn("this host cannot single-step user mode (CPL3): user-mode instructions and branches are not counted (see the report's exact.user_runs_uncounted)");
+		pr_warn("this host cannot single-step user mode (CPL3): user-mode instructions and branches are not counted (see the report's vcpus[].debug.exact.user_runs_uncounted)");
 	return true;
 }
 
@@ -404,7 +404,7 @@ static void exact_retire(struct vcpu *vcpu, enum retire how)
  * instructions are not counted. pmuvm knows it happened when it delivered a
  * PMI into a stepped vCPU, or when a step ended where neither the
  * instruction nor an event frame explains; counted in the report
- * (exact.handler_runs_uncounted) and said once.
+ * (debug.exact.handler_runs_uncounted) and said once.
  */
 static void exact_handler_unstepped(struct vcpu *vcpu)
 {
@@ -415,7 +415,7 @@ static void exact_handler_unstepped(struct vcpu *vcpu)
 		return;
 	vcpu->pmu->exact->handler_runs_uncounted++;
 	if (!__atomic_exchange_n(&vcpu->vm->pmu->handler_uncounted_warned, true, __ATOMIC_RELAXED))
-		pr_warn("this host's single-step does not follow events into their handlers: instructions and branches of handlers entered while counting are not counted (see the report's exact.handler_runs_uncounted)");
+		pr_warn("this host's single-step does not follow events into their handlers: instructions and branches of handlers entered while counting are not counted (see the report's vcpus[].debug.exact.handler_runs_uncounted)");
 }
 
 /*
@@ -493,7 +493,7 @@ static void exact_catch_up(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_
 	struct exact_state *x = vcpu->pmu->exact;
 
 	if (!exact_walk(vcpu, s, from, to, rsp, true)) {
-		x->lost++;
+		x->steps_not_caught_up++;
 		if (vcpu_warn_once(vcpu, LOG_ONCE_STEP_LOST))
 			pr_warn("vCPU %d: a single step from %#llx ran to %#llx; the instructions in between are not counted",
 				vcpu->id, (unsigned long long)from, (unsigned long long)to);
@@ -507,7 +507,7 @@ static void exact_catch_up(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_
  * single-step trap after MFENCE, LFENCE or SFENCE, so each fence and the
  * instruction after it came back as one step that went "somewhere
  * unexpected", and neither was counted. The instruction retired; the rest
- * is caught up (exact.ran_past in the report).
+ * is caught up (debug.exact.ran_past in the report).
  */
 static bool exact_ran_past(struct vcpu *vcpu, const struct kvm_sregs *s,
 			   const struct kvm_regs *r, const struct step_result *res)
@@ -697,7 +697,7 @@ static bool exact_step_lost(struct vcpu *vcpu)
 	if (vcpu->run_result != 0 || vcpu->run->exit_reason == KVM_EXIT_DEBUG ||
 	    vcpu_state(vcpu, &r, &s) || (r->rip == x->rip && s->cs.selector == x->cs))
 		return false;
-	x->steps_lost++;
+	x->stepping_lost++;
 	exact_handler_unstepped(vcpu);
 	icache_flush_tlb(x->icache);	/* the guest ran unobserved */
 	if (sregs_cpl(s) != 3 || vcpu->vm->pmu->caps.user_step)
@@ -909,7 +909,7 @@ static bool exact_debug_exit(struct vcpu *vcpu)
 	    !vcpu_state(vcpu, &r, &s))
 		exact_catch_up(vcpu, s, x->krun.trap_from, x->krun.trap_to, r->rsp);
 	else if (!x->krun.trap_from && x->krun.trap_to)
-		x->lost++;
+		x->steps_not_caught_up++;
 	x->krun.trap_from = x->krun.trap_to = 0;
 	return true;
 }

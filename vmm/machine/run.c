@@ -199,8 +199,8 @@ static void vcpu_eat_kicks(void)
 /*
  * Benchmark-only (make bench): PMUVM_BENCH_TIMING=1 (cfg->bench_timing) sums
  * the wall time spent inside KVM_RUN and between two KVM_RUNs (pmuvm's own
- * work per exit: handlers, sources, PMI delivery) into the report's "bench"
- * object.
+ * work per exit: handlers, sources, PMI delivery) into the report's
+ * vcpus[].debug.bench object.
  */
 static uint64_t mono_ns(void)
 {

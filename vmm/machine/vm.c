@@ -81,7 +81,7 @@ static int vm_init_features(struct vm *vm)
 
 /*
  * Where KVM emulates guest kernel mode (kvm_pvm), a Linux kernel boots for
- * many minutes (docs/counting.md, "kvm_pvm"): kept in the report's config.host,
+ * many minutes (docs/counting.md, "kvm_pvm"): kept in the report's debug.host,
  * and said once the kernel is loaded (vm_create_vcpus), so nobody waits on
  * it unwarned.
  */

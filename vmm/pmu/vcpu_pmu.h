@@ -24,7 +24,7 @@ struct exact_state;
 struct pebs_stats;
 struct profile_buf;
 
-/* What this host's KVM does, probed once at start-up (probe.c; the report's config.pmu). */
+/* What this host's KVM does, probed once at start-up (probe.c; the report's debug.host). */
 struct pmu_host_caps {
 	bool user_step;		/* single-steps CPL3 code */
 	bool handler_step;	/* single-stepping follows events into their handlers */
