@@ -146,6 +146,8 @@ static json_object *report_config(const struct pmuvm_config *cfg, const struct v
 	json_object_object_add(p, "hw_breakpoints_fire", json_object_new_boolean(caps->hw_breakpoints));
 	json_object_object_add(p, "rdpmc_traps", u64_obj(vm->pmu ? vm->pmu->nr_rdpmc_traps : 0));
 	json_object_object_add(p, "step_follows_events", json_object_new_boolean(caps->handler_step));
+	json_object_object_add(p, "step_survives_emulation",
+			       json_object_new_boolean(caps->step_after_emulation));
 	json_object_object_add(p, "step_holds_interrupts", json_object_new_boolean(caps->block_irq));
 	json_object_object_add(p, "kvm_vpmu_disabled", json_object_new_boolean(caps->kvm_vpmu_disabled));
 	json_object_object_add(c, "pmu", p);
@@ -236,6 +238,7 @@ static json_object *report_vcpu_exact(const struct vcpu *vcpu)
 	json_object_object_add(o, "user_runs_uncounted", u64_obj(x->user_runs_uncounted));
 	json_object_object_add(o, "step_rearms", u64_obj(x->rearms));
 	json_object_object_add(o, "steps_lost", u64_obj(x->steps_lost));
+	json_object_object_add(o, "steps_completed_by_kvm", u64_obj(x->kvm_traps));
 	json_object_object_add(o, "tf_untraced", u64_obj(x->tf_untraced));
 	json_object_object_add(o, "sysret_tf_set", u64_obj(x->sysret_tf_set));
 	json_object_object_add(o, "rdpmc_corrected", u64_obj(x->rdpmc_fixed));

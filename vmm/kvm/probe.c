@@ -41,6 +41,13 @@
  *   VMX/SVM hardware they do; the lab's nested guests (QEMU TCG's SVM) run
  *   past them.  Two NOPs and an OUT at CPL0, DR1 on the second NOP: a debug
  *   exit there, or the I/O exit.
+ * - Does single-stepping go on after an instruction KVM completes in its
+ *   own emulator?  On VMX and SVM KVM's write-back of RFLAGS drops the trap
+ *   flag it steps with (machine/guest_debug.h), so the guest runs on
+ *   unstepped; kvm_pvm, which emulates all of CPL0, keeps it.  A load from
+ *   an address with no memory behind it (an MMIO exit, answered), two NOPs
+ *   and an OUT at CPL0: a step exit after the load, then one at the first
+ *   NOP, or the I/O exit.
  */
 #include <errno.h>
 #include <linux/kvm.h>
@@ -65,6 +72,7 @@
 #define PROBE_IDT	0x600
 #define PROBE_HANDLER	(PROBE_CODE + 0x40)
 #define PROBE_NOPS	4
+#define PROBE_MMIO	PROBE_MEM	/* mapped, outside the memory slot */
 #define X86_CR4_PCE_BIT	0x100
 
 #define PTE_P_RW_US	0x7ULL
@@ -94,6 +102,8 @@ static void probe_layout(uint8_t *m, const uint8_t *code, size_t len)
 	memcpy(m + PROBE_PDPT, &e, 8);
 	e = 0 | PTE_P_RW_US | PDE_PS;		/* 2 MiB at 0, user-accessible */
 	memcpy(m + PROBE_PD, &e, 8);
+	e = PROBE_MMIO | PTE_P_RW_US | PDE_PS;	/* the next 2 MiB: no memory */
+	memcpy(m + PROBE_PD + 8, &e, 8);
 	memcpy(m + PROBE_GDT, gdt, sizeof(gdt));
 	memcpy(m + PROBE_CODE, code, len);
 }
@@ -442,4 +452,37 @@ int kvm_probe_kernel_speed(int kvm_fd, bool *emulated, unsigned int *slowdown)
 	*slowdown = (unsigned int)(kernel_ns / user_ns > 1000000 ? 1000000 : kernel_ns / user_ns);
 	*emulated = *slowdown >= PROBE_EMULATED_RATIO;
 	return 0;
+}
+
+int kvm_probe_step_after_emulation(int kvm_fd, bool *keeps_stepping)
+{
+	static const uint8_t code[] = {
+		0x8a, 0x04, 0x25, 0, 0, 0x20, 0,	/* mov al, [PROBE_MMIO] */
+		0x90, 0x90,				/* nop; nop */
+		0xe6, 0x80,				/* out 0x80, al */
+	};
+	struct probe p = { .vm = -1, .vcpu = -1 };
+	int r = probe_create(kvm_fd, &p, code, sizeof(code), true, true);
+
+	_Static_assert(PROBE_MMIO == 0x200000, "the load's address");
+	*keeps_stepping = false;
+	if (r)
+		goto out;
+	if (ioctl(p.vcpu, KVM_RUN, 0) < 0 || p.run->exit_reason != KVM_EXIT_MMIO ||
+	    p.run->mmio.is_write) {
+		r = -EIO;
+		goto out;
+	}
+	memset(p.run->mmio.data, 0, sizeof(p.run->mmio.data));
+	/* The load's step, then the first NOP's or the OUT. */
+	if (ioctl(p.vcpu, KVM_RUN, 0) < 0 || p.run->exit_reason != KVM_EXIT_DEBUG ||
+	    ioctl(p.vcpu, KVM_RUN, 0) < 0) {
+		r = -EIO;
+		goto out;
+	}
+	*keeps_stepping = p.run->exit_reason == KVM_EXIT_DEBUG &&
+			  p.run->debug.arch.pc == PROBE_CODE + 8;
+out:
+	probe_destroy(&p);
+	return r;
 }
