@@ -714,8 +714,8 @@ static bool exact_step_lost(struct vcpu *vcpu)
  * instruction in its emulator (machine/guest_debug.h): where that drops
  * the trap flag (the probe's config.pmu.step_survives_emulation), it is
  * set again before the next step, or the guest would run on unstepped and
- * uncounted (in the lab: a PMI handler's xAPIC EOI, a write to the LAPIC
- * page, and everything after it up to the next exit).
+ * uncounted up to the next exit (after an xAPIC EOI, a store to the LAPIC
+ * page, the rest of a PMI handler and the code it returns to).
  */
 static bool exact_kvm_dropped_tf(struct vcpu *vcpu)
 {
