@@ -60,6 +60,8 @@ static json_object *report_debug_host(const struct vm *vm)
 	json_object_object_add(h, "user_mode_steppable", json_object_new_boolean(caps->user_step));
 	json_object_object_add(h, "hw_breakpoints_fire", json_object_new_boolean(caps->hw_breakpoints));
 	json_object_object_add(h, "step_follows_events", json_object_new_boolean(caps->handler_step));
+	json_object_object_add(h, "step_survives_emulation",
+			       json_object_new_boolean(caps->step_after_emulation));
 	json_object_object_add(h, "step_holds_interrupts", json_object_new_boolean(caps->block_irq));
 	json_object_object_add(h, "rdpmc_answered_by_kvm", json_object_new_boolean(caps->rdpmc_by_kvm));
 	json_object_object_add(h, "rdpmc_partly_answered_by_kvm",
@@ -151,6 +153,7 @@ static json_object *report_vcpu_exact(const struct vcpu *vcpu)
 	json_object_object_add(o, "user_runs_uncounted", report_u64(x->user_runs_uncounted));
 	json_object_object_add(o, "step_rearms", report_u64(x->rearms));
 	json_object_object_add(o, "stepping_lost", report_u64(x->stepping_lost));
+	json_object_object_add(o, "steps_completed_by_kvm", report_u64(x->kvm_traps));
 	json_object_object_add(o, "tf_untraced", report_u64(x->tf_untraced));
 	json_object_object_add(o, "sysret_tf_set", report_u64(x->sysret_tf_set));
 	json_object_object_add(o, "rdpmc_corrected", report_u64(x->rdpmc_fixed));

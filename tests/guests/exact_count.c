@@ -33,7 +33,7 @@ static const uint64_t br_event[NR_BR] = {
 	"	ret\n"
 #define SEQ_END_INSNS	4
 
-void seq_nops(void), seq_fences(void), seq_loop(void), seq_rep(void), seq_call(void), seq_div(void),
+void seq_nops(void), seq_fences(void), seq_mmio(void), seq_loop(void), seq_rep(void), seq_call(void), seq_div(void),
 	seq_intn(void), seq_hlt(void), seq_nop_irq(void), seq_popf(void), seq_iret_ret(void),
 	seq_pushf(void), seq_gp(void), seq_pf(void), seq_err_by_hand(void), seq_timer_loop(void),
 	seq_ud(void), seq_bp(void), nest_none(void), nest_pf(void), nest_hlt(void);
@@ -102,6 +102,17 @@ asm(".text\n"
     SEQ_BEGIN(seq_pushf)
     "	pushfq\n"
     "	popq saved_rflags(%rip)\n"
+    SEQ_END
+    /*
+     * A store and a load where no memory is (an MMIO exit each): KVM's
+     * emulator completes the store before it exits, and no single-step
+     * trap follows it.
+     */
+    SEQ_BEGIN(seq_mmio)
+    "	movl $0xd0000000, %ebx\n"
+    "	movl $0, (%rbx)\n"
+    "	movl (%rbx), %eax\n"
+    "	nop\n"
     SEQ_END
     SEQ_BEGIN(seq_call)
     "	call 2f\n"
@@ -214,6 +225,7 @@ static const struct expect expects[] = {
 	{ "loop", seq_loop, 1 + 5 * 2 + SEQ_END_INSNS,
 	  { [BR_ALL] = 5, [BR_COND] = 5, [BR_NOT_TAKEN] = 1, [BR_TAKEN] = 4 } },
 	{ "rep movsb (retires once)", seq_rep, 4 + SEQ_END_INSNS, { 0 } },
+	{ "mmio store and load", seq_mmio, 4 + SEQ_END_INSNS, { 0 } },
 	{ "call/jmp/ret", seq_call, 3 + SEQ_END_INSNS,
 	  { [BR_ALL] = 3, [BR_CALL] = 1, [BR_RET] = 1, [BR_TAKEN] = 3 } },
 	{ "popf clearing TF", seq_popf, 5 + SEQ_END_INSNS, { 0 } },

@@ -564,6 +564,118 @@ START_TEST(test_exact_on_off)
 }
 END_TEST
 
+/*
+ * A counter stops counting at the WRMSR that clears its global enable bit
+ * (SDM vol. 3B 20.2.2, 20.2.4; APM vol. 2 13.2.2): the exact_global_off
+ * guest's loop retires loop_insns instructions after the enabling WRMSR
+ * (not counted) up to and including the disabling one (counted), then
+ * runs 0 or 50 loop iterations before it reads the counters. Every
+ * counter the case enabled reads exactly loop_insns, whatever ran after;
+ * every other one 0. Under --cycles model (CPI 1.0, reference cycles at
+ * the core clock) fixed counters 1 and 2 count one per instruction too.
+ */
+static void expect_global_off(const struct pmuvm_result *r, const char *what, uint64_t mask)
+{
+	static const char *const ctr[] = { "fixed0", "fixed1", "fixed2", "pmc0" };
+	static const uint64_t bit[] = { 1ull << 32, 1ull << 33, 1ull << 34, 1 };
+	static const unsigned int spins[] = { 0, 50 };
+	uint64_t loop = expect_guest_value(r, "loop_insns", 0);
+	char name[64];
+
+	for (unsigned int s = 0; s < 2; s++) {
+		for (unsigned int c = 0; c < 4; c++) {
+			if (!strcmp(what, "alone") && c)
+				break;
+			snprintf(name, sizeof(name), "%s_spin%u_%s", what, spins[s], ctr[c]);
+			ck_assert_msg(expect_guest_value(r, name, 0) == (mask & bit[c] ? loop : 0),
+				      "%s = %llu, want %llu", name,
+				      (unsigned long long)expect_guest_value(r, name, 0),
+				      (unsigned long long)(mask & bit[c] ? loop : 0));
+		}
+	}
+}
+
+START_TEST(test_exact_global_ctrl_stops)
+{
+	static const struct {
+		const char *what;
+		uint64_t mask;
+	} cases[] = {
+		{ "alone", 1ull << 32 },
+		{ "fixed0", 1ull << 32 },
+		{ "fixed1", 1ull << 33 },
+		{ "fixed2", 1ull << 34 },
+		{ "pmc0", 1 },
+		{ "all", 7ull << 32 | 1 },
+	};
+	struct pmuvm_result r;
+	uint64_t loop;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--cycles", "model", "--timeout", "120", guest_path("exact_global_off"));
+	expect_guest_pass(&r, "exact_global_off --cycles model");
+	loop = expect_guest_value(&r, "loop_insns", 0);
+	ck_assert_uint_eq(loop, 1 + 2 * 1000 + 3);
+	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect_global_off(&r, cases[i].what, cases[i].mask);
+	pmuvm_result_free(&r);
+
+	pmuvm_run(&r, "--pmu", "amd", "--timeout", "120", guest_path("exact_global_off"));
+	expect_guest_pass(&r, "exact_global_off --pmu amd");
+	ck_assert_uint_eq(expect_guest_value(&r, "amd_spin0_ctr0", 0), loop);
+	ck_assert_uint_eq(expect_guest_value(&r, "amd_spin50_ctr0", 0), loop);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/*
+ * Counting goes on after a PMI taken in the middle of a stepped loop, and
+ * the handler's instructions count (its counter counts at OS). The guest
+ * exact_pmi_resume presets PMC0 (instructions, OS|USR|INT) to -101 and
+ * runs 2,004 counted instructions (MOV, 1,000 x DEC and JNZ, XOR, XOR, the
+ * disabling WRMSR); the counter wraps on the 101st and the PMI's handler
+ * runs once inside the loop: its EOI and IRETQ, 12 instructions in x2APIC
+ * mode (PUSH x3, MOV, XOR, XOR, WRMSR, POP x3, INCL, IRETQ) and 6 in
+ * xAPIC mode (PUSH, MOVABS, the store to the EOI register, POP, INCL,
+ * IRETQ). Hardware ends at -101 + 2,004 + the handler's: 1,915 or 1,909,
+ * wherever the PMI lands. The xAPIC run's EOI is a store KVM completes in
+ * its emulator, after which VMX/SVM single-step no longer traps unless
+ * pmuvm sets it again. Where handlers cannot be stepped (neither the
+ * host's single-step nor breakpoints follow them), the handler is not
+ * counted: skipped there.
+ */
+START_TEST(test_exact_pmi_resume)
+{
+	static const char *const appends[] = { "x2apic", "apic=xapic" };
+	struct pmuvm_result r;
+	json_object *caps;
+	uint64_t want;
+	bool follows;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--append", appends[_i], "--timeout", "120", guest_path("exact_pmi_resume"));
+	expect_guest_pass(&r, appends[_i]);
+	caps = json_get(r.report, "config.pmu");
+	follows = json_object_get_boolean(json_get(caps, "step_follows_events")) ||
+		  (json_object_get_boolean(json_get(caps, "hw_breakpoints_fire")) &&
+		   json_object_get_boolean(json_get(caps, "step_holds_interrupts")));
+	if (!follows) {
+		printf("SKIP: %s: this host's handlers run unstepped\n", __func__);
+		pmuvm_result_free(&r);
+		return;
+	}
+	if (_i == 1)
+		ck_assert_uint_eq(expect_guest_value(&r, "x2apic", 0), 0);
+	want = 2004 - 101 + (expect_guest_value(&r, "x2apic", 0) ? 12 : 6);
+	ck_assert_uint_eq(expect_guest_value(&r, "want", 0), want);
+	ck_assert_uint_eq(expect_guest_value(&r, "pmis", 0), 1);
+	ck_assert_uint_eq(expect_guest_value(&r, "pmc0", 0), want);
+	ck_assert_uint_eq(json_u64(r.report, "vcpus.0.debug.exact.handler_runs_uncounted"), 0);
+	ck_assert_uint_eq(json_u64(r.report, "vcpus.0.debug.exact.stepping_lost"), 0);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 static Suite *exact_suite(void)
 {
 	Suite *s = suite_create("exact");
@@ -582,6 +694,15 @@ static Suite *exact_suite(void)
 	tcase_add_test(tc, test_exact_rdpmc_unmodified_guest);
 	tcase_add_test(tc, test_exact_rdpmc_late);
 	tcase_add_test(tc, test_exact_on_off);
+	suite_add_tcase(s, tc);
+	/* Each in a case of its own, to be run alone (CK_RUN_CASE). */
+	tc = tcase_create("global_ctrl");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_exact_global_ctrl_stops);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("pmi_resume");
+	tcase_set_timeout(tc, 300);
+	tcase_add_loop_test(tc, test_exact_pmi_resume, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

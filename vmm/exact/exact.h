@@ -49,6 +49,7 @@ struct exact_state {
 	uint64_t user_runs_uncounted;	/* KVM_RUNs at CPL3 this host cannot step */
 	uint64_t rearms;		/* single-step re-armed after RFLAGS was reloaded */
 	uint64_t stepping_lost;		/* exits that found stepping lost (step.c) */
+	uint64_t kvm_traps;		/* step traps KVM raised itself (guest_debug.h) */
 	uint64_t tf_untraced;		/* pmuvm's TF cleared from a saved RFLAGS (step.c) */
 	uint64_t sysret_tf_set;		/* SYSRETs stepped with TF set in R11 (step.c) */
 	uint64_t rdpmc_fixed;		/* stepped RDPMCs KVM answered, corrected */

@@ -307,9 +307,10 @@ static __attribute__((noinline)) void exact_prepare_step(struct vcpu *vcpu)
 		/*
 		 * KVM sets RFLAGS.TF for single-stepping only when guest debug is
 		 * set (kvm_arch_vcpu_ioctl_set_guest_debug: at that RIP), and the
-		 * instruction just stepped reloaded RFLAGS, which on VMX/SVM
-		 * leaves the guest running unstepped from here on (an IRETQ into
-		 * CPL3 code, a POPF, SYSRET). Set it again at the new RIP.
+		 * instruction just stepped reloaded RFLAGS (an IRETQ into CPL3
+		 * code, a POPF, SYSRET) or KVM's emulator completed it
+		 * (exact_kvm_dropped_tf()), which on VMX/SVM leaves the guest
+		 * running unstepped from here on. Set it again at the new RIP.
 		 */
 		x->rearm = false;
 		if (guest_debug_reapply(vcpu) == 0)
@@ -708,6 +709,47 @@ static bool exact_step_lost(struct vcpu *vcpu)
 	return true;
 }
 
+/*
+ * A step exit whose trap KVM raised itself after completing the
+ * instruction in its emulator (machine/guest_debug.h): where that drops
+ * the trap flag (the probe's config.pmu.step_survives_emulation), it is
+ * set again before the next step, or the guest would run on unstepped and
+ * uncounted up to the next exit (after an xAPIC EOI, a store to the LAPIC
+ * page, the rest of a PMI handler and the code it returns to).
+ */
+static bool exact_kvm_dropped_tf(struct vcpu *vcpu)
+{
+	if (!guest_debug_trap_by_kvm(vcpu))
+		return false;
+	vcpu->pmu->exact->kvm_traps++;
+	return !vcpu->vm->pmu->caps.step_after_emulation;
+}
+
+/*
+ * An MMIO write exit of the stepped instruction: KVM's emulator completed
+ * it before exiting (RIP is past it), and no single-step trap follows the
+ * write's completion (x86.c complete_emulated_mmio). It retired here, and
+ * stepping is set again at the next instruction.
+ */
+static bool exact_mmio_write_done(struct vcpu *vcpu)
+{
+	struct exact_state *x = vcpu->pmu->exact;
+	struct kvm_sregs *s;
+	struct kvm_regs *r;
+
+	if (vcpu->run_result != 0 || vcpu->run->exit_reason != KVM_EXIT_MMIO ||
+	    !vcpu->run->mmio.is_write || (x->insn.flags & INSN_BRANCH) ||
+	    vcpu_state(vcpu, &r, &s) || r->rip != x->rip + x->insn.len ||
+	    s->cs.selector != x->cs)
+		return false;
+	if (!x->counted)
+		exact_retire(vcpu, RETIRE_YES);
+	rdpmc_watch_stepped(vcpu, x->rip, false);
+	x->pending = false;
+	x->rearm = true;
+	return true;
+}
+
 static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 {
 	struct exact_state *x = vcpu->pmu->exact;
@@ -715,7 +757,7 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 	struct kvm_sregs *s;
 	struct kvm_regs *r;
 	enum retire how;
-	bool entered, ran_on;
+	bool entered, ran_on, tf_dropped;
 
 	if (x->stepping && bench_raw_step(vcpu)) {
 		if (is_step_exit(vcpu)) {
@@ -724,12 +766,15 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 		}
 		return;
 	}
-	if (x->stepping && x->pending && !is_step_exit(vcpu) && exact_step_lost(vcpu))
+	if (x->stepping && x->pending && !is_step_exit(vcpu) &&
+	    (exact_mmio_write_done(vcpu) || exact_step_lost(vcpu)))
 		return;
 	if (!x->stepping || !x->pending || !is_step_exit(vcpu) || vcpu_state(vcpu, &r, &s)) {
 		if (x->stepping && is_step_exit(vcpu)) {
 			rdpmc_watch_stepped(vcpu, 0, false);	/* it still shortens a window */
 			if (follow_entered(vcpu, &x->follow))
+				x->rearm = true;
+			if (exact_kvm_dropped_tf(vcpu))
 				x->rearm = true;
 		}
 		/* The guest may have run unobserved: its page tables may have changed. */
@@ -741,6 +786,7 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 	/* Delivery cleared TF at a followed handler's entry: set it again. */
 	entered = follow_entered(vcpu, &x->follow);
 	x->rearm = entered;
+	tf_dropped = exact_kvm_dropped_tf(vcpu);
 	res.new_rip = r->rip;
 	if (retire_needs_frame(&x->insn, x->rip, r->rip) && cs_mode(s) == INSN_MODE_64) {
 		struct paging_state ps = sregs_paging(s);
@@ -763,6 +809,7 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 	if ((res.event || (x->insn.flags & INSN_SAVES_RFLAGS)) &&
 	    !(x->cpl == 3 && sregs_cpl(s) == 0 && krun_allowed(vcpu, &x->krun, x->events)))
 		exact_untrace(vcpu, r, s, &res, how);
+	x->rearm = entered || tf_dropped;
 	if (log_verbosity > 1)
 		pr_debug("vCPU %d: step cpl%u %llx (len %u flags %#x) -> %llx: %s (dr6 %#llx, "
 			 "step %d, watches %u+%u, follows %u)", vcpu->id,
@@ -803,7 +850,7 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 		exact_catch_up(vcpu, s, x->rip + x->insn.len, r->rip, r->rsp);
 	}
 	x->pending = false;
-	x->rearm = entered || (x->insn.flags & INSN_LOADS_RFLAGS);
+	x->rearm = x->rearm || (x->insn.flags & INSN_LOADS_RFLAGS);
 	if (!x->iret_frame[0])
 		return;
 	if ((x->iret_frame[1] & 3) == 3 && !vcpu->vm->pmu->caps.user_step) {
@@ -836,6 +883,8 @@ static void exact_before_run(struct vcpu *vcpu)
 	    !vcpu->pmu->rdpmc_watch.window && !x->krun.running)
 		return;
 	exact_prepare_step(vcpu);
+	if (vcpu->pmu->exact->stepping)
+		guest_debug_mark_run(vcpu);
 	exact_publish(vcpu);
 }
 

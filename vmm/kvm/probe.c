@@ -6,7 +6,9 @@
  * kernel mode natively or emulate it (the same loop timed at CPL3 and at
  * CPL0); what does an exit cost inside KVM_RUN, to userspace and handled by
  * KVM (the clock source takes both off each run); do execution breakpoints
- * set with KVM_GUESTDBG_USE_HW_BP fire. The counting sources choose their
+ * set with KVM_GUESTDBG_USE_HW_BP fire; does single-stepping go on after an
+ * instruction KVM completes in its own emulator (an MMIO access: on VMX and
+ * SVM its write-back of RFLAGS drops the trap flag). The counting sources choose their
  * paths from the answers, never from the host's name: docs/counting.md,
  * "Start-up probes" and "Per host kind".
  */
@@ -33,6 +35,7 @@
 #define PROBE_IDT	0x600
 #define PROBE_HANDLER	(PROBE_CODE + 0x40)
 #define PROBE_NOPS	4
+#define PROBE_MMIO	PROBE_MEM	/* mapped, outside the memory slot */
 #define X86_CR4_PCE_BIT	0x100
 
 #define PTE_P_RW_US	0x7ULL
@@ -62,6 +65,8 @@ static void probe_layout(uint8_t *m, const uint8_t *code, size_t len)
 	memcpy(m + PROBE_PDPT, &e, 8);
 	e = 0 | PTE_P_RW_US | PDE_PS;		/* 2 MiB at 0, user-accessible */
 	memcpy(m + PROBE_PD, &e, 8);
+	e = PROBE_MMIO | PTE_P_RW_US | PDE_PS;	/* the next 2 MiB: no memory */
+	memcpy(m + PROBE_PD + 8, &e, 8);
 	memcpy(m + PROBE_GDT, gdt, sizeof(gdt));
 	memcpy(m + PROBE_CODE, code, len);
 }
@@ -418,4 +423,37 @@ int kvm_probe_kernel_speed(int kvm_fd, bool *emulated, unsigned int *slowdown)
 	*slowdown = (unsigned int)(kernel_ns / user_ns > 1000000 ? 1000000 : kernel_ns / user_ns);
 	*emulated = *slowdown >= PROBE_EMULATED_RATIO;
 	return 0;
+}
+
+int kvm_probe_step_after_emulation(int kvm_fd, bool *keeps_stepping)
+{
+	static const uint8_t code[] = {
+		0x8a, 0x04, 0x25, 0, 0, 0x20, 0,	/* mov al, [PROBE_MMIO] */
+		0x90, 0x90,				/* nop; nop */
+		0xe6, 0x80,				/* out 0x80, al */
+	};
+	struct probe p = { .vm = -1, .vcpu = -1 };
+	int r = probe_create(kvm_fd, &p, code, sizeof(code), true, true);
+
+	_Static_assert(PROBE_MMIO == 0x200000, "the load's address");
+	*keeps_stepping = false;
+	if (r)
+		goto out;
+	if (ioctl(p.vcpu, KVM_RUN, 0) < 0 || p.run->exit_reason != KVM_EXIT_MMIO ||
+	    p.run->mmio.is_write) {
+		r = -EIO;
+		goto out;
+	}
+	memset(p.run->mmio.data, 0, sizeof(p.run->mmio.data));
+	/* The load's step, then the first NOP's or the OUT. */
+	if (ioctl(p.vcpu, KVM_RUN, 0) < 0 || p.run->exit_reason != KVM_EXIT_DEBUG ||
+	    ioctl(p.vcpu, KVM_RUN, 0) < 0) {
+		r = -EIO;
+		goto out;
+	}
+	*keeps_stepping = p.run->exit_reason == KVM_EXIT_DEBUG &&
+			  p.run->debug.arch.pc == PROBE_CODE + 8;
+out:
+	probe_destroy(&p);
+	return r;
 }

@@ -25,6 +25,8 @@ int kvm_probe_kernel_speed(int kvm_fd, bool *emulated, unsigned int *slowdown);
  * for one exit KVM handles itself (a CPUID), in ns.
  */
 int kvm_probe_exit_cost(int kvm_fd, uint64_t *user_ns, uint64_t *kernel_ns);
+/* Does single-stepping go on after an instruction KVM's emulator completed (an MMIO load)? */
+int kvm_probe_step_after_emulation(int kvm_fd, bool *keeps_stepping);
 /* Do execution breakpoints (KVM_GUESTDBG_USE_HW_BP) fire? */
 int kvm_probe_hw_breakpoint(int kvm_fd, bool *fires);
 

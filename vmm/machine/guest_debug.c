@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
@@ -200,6 +201,46 @@ int guest_debug_follow_hit(const struct vcpu *vcpu)
 int guest_debug_reapply(struct vcpu *vcpu)
 {
 	return guest_debug_set(vcpu);
+}
+
+#define DR7_UNSET	UINT64_MAX
+
+/*
+ * dr7 shares kvm_run's exit union with the exits KVM reads data back from
+ * on the next KVM_RUN; it lies past the fields of those it is written
+ * after, so that data stays whole.
+ */
+#define RUN_UNION_END(field)	(offsetof(struct kvm_run, field) + sizeof(((struct kvm_run *)0)->field))
+_Static_assert(offsetof(struct kvm_run, debug.arch.dr7) >= RUN_UNION_END(mmio) &&
+	       offsetof(struct kvm_run, debug.arch.dr7) >= RUN_UNION_END(io) &&
+	       offsetof(struct kvm_run, debug.arch.dr7) >= RUN_UNION_END(msr),
+	       "kvm_run.debug.arch.dr7 overlaps exit data");
+
+void guest_debug_mark_run(struct vcpu *vcpu)
+{
+	struct kvm_run *run = vcpu->run;
+
+	if (vcpu->run_result == 0) {
+		switch (run->exit_reason) {
+		case KVM_EXIT_DEBUG:
+		case KVM_EXIT_IO:
+		case KVM_EXIT_MMIO:
+		case KVM_EXIT_X86_RDMSR:
+		case KVM_EXIT_X86_WRMSR:
+		case KVM_EXIT_INTR:
+		case KVM_EXIT_HLT:
+			break;
+		default:
+			return;		/* its data may be read back: leave it */
+		}
+	}
+	run->debug.arch.dr7 = DR7_UNSET;
+}
+
+bool guest_debug_trap_by_kvm(const struct vcpu *vcpu)
+{
+	return vcpu->run_result == 0 && vcpu->run->exit_reason == KVM_EXIT_DEBUG &&
+	       vcpu->run->debug.arch.dr7 == DR7_UNSET;
 }
 
 /*

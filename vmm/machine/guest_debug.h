@@ -67,6 +67,22 @@ int guest_debug_apply(struct vcpu *vcpu);
 /* The same setting again: KVM then sets RFLAGS.TF again at the current RIP. */
 int guest_debug_reapply(struct vcpu *vcpu);
 
+/*
+ * Single-step traps KVM makes itself: after it completed the stepped
+ * instruction in its own emulator (an MMIO access, an emulated I/O string
+ * instruction), KVM raises the step's debug exit without the CPU's #DB
+ * (x86.c kvm_vcpu_do_singlestep), and on VMX and SVM its write-back of
+ * RFLAGS leaves out the trap flag it steps with (__kvm_set_rflags keeps it
+ * only at the RIP stepping was set at): the guest then runs unstepped.
+ * The CPU's #DB exits fill debug.arch.dr7 (vmx.c handle_exception_nmi,
+ * svm.c db_interception), KVM's own trap does not. So before a KVM_RUN
+ * that steps, dr7 gets a value no DR7 can hold (bits 63:32 are reserved),
+ * and a step exit that still has it came from KVM's emulator.
+ */
+void guest_debug_mark_run(struct vcpu *vcpu);
+/* After a KVM_EXIT_DEBUG: true if KVM raised it itself (see above). */
+bool guest_debug_trap_by_kvm(const struct vcpu *vcpu);
+
 /* The watch slot (vcpu_debug.watch) this debug exit hit, or -1. */
 int guest_debug_watch_hit(const struct vcpu *vcpu);
 /* The return site (index in vcpu_debug.ret_watch) this debug exit hit, or -1. */

@@ -120,6 +120,12 @@ static void pmu_probe_host(struct vm *vm)
 			strerror(-r));
 	pr_info("exact counting: this host %s single-step user mode (CPL3)",
 		caps->user_step ? "can" : "cannot");
+	r = kvm_probe_step_after_emulation(vm->kvm_fd, &caps->step_after_emulation);
+	if (r)
+		pr_info("single-step after emulation probe failed (%s): assuming stepping stops there",
+			strerror(-r));
+	if (!caps->step_after_emulation)
+		pr_info("exact counting: single-stepping stops after an instruction KVM emulates: pmuvm sets it again");
 	r = kvm_probe_handler_step(vm->kvm_fd, &caps->handler_step);
 	if (r)
 		pr_info("handler single-step probe failed (%s): assuming it does not step into handlers",

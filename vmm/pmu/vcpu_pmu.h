@@ -28,6 +28,7 @@ struct profile_buf;
 struct pmu_host_caps {
 	bool user_step;		/* single-steps CPL3 code */
 	bool handler_step;	/* single-stepping follows events into their handlers */
+	bool step_after_emulation;	/* ...and goes on after an instruction KVM emulated */
 	bool rdpmc_by_kvm;	/* KVM answers a guest's RDPMC itself instead of a #GP */
 	bool rdpmc_partly_by_kvm;	/* ...but raises #GP for some of this PMU's counters: */
 	unsigned int rdpmc_kvm_gp;	/* it answers GP 0 .. this - 1 */
