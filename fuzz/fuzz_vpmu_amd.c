@@ -28,7 +28,7 @@
 
 #include "fuzz_input.h"
 #include "model/vpmu.h"
-#include "pmu/cpuid.h"
+#include "x86-pmu/cpuid.h"
 
 #define MASK48		((1ULL << 48) - 1)
 

@@ -30,7 +30,7 @@
 
 #include "fuzz_input.h"
 #include "model/vpmu.h"
-#include "pmu/cpuid.h"
+#include "x86-pmu/cpuid.h"
 
 #define MASK(w)		((w) >= 64 ? ~0ULL : BIT_ULL(w) - 1)
 

@@ -61,7 +61,7 @@ for f in bin/pmuvm share/man/man1/pmuvm.1 lib/pkgconfig/pmuvm-guest.pc \
 	lib/pmuvm-guest/libpmuvm-guest.a lib/pmuvm-guest/pmuvm-guest.ld \
 	include/pmuvm-guest/rt.h include/pmuvm-guest/rt/panic.h include/pmuvm-guest/rt/pmc.h \
 	include/pmuvm-guest/ntpmu/ntpmu.h include/pmuvm-guest/ntpmu/pebs.h \
-	include/pmuvm-guest/nt/ntddk.h include/pmuvm-guest/pmu/events.h \
+	include/pmuvm-guest/nt/ntddk.h include/pmuvm-guest/x86-pmu/events.h \
 	include/pmuvm-guest/pmuvm/ucall.h share/pmuvm/examples/Makefile \
 	share/pmuvm/examples/hello.c share/pmuvm/examples/pmc_count.c \
 	share/pmuvm/examples/ntpmu_counters.c; do

@@ -7,7 +7,7 @@
  * fails the demo: it has nothing to show.
  */
 #include <rt.h>
-#include <pmu/cpuid.h>
+#include <x86-pmu/cpuid.h>
 
 #include "demo.h"
 

@@ -10,8 +10,8 @@
 #include <rt.h>
 #include <ntpmu/ntpmu.h>
 #include <ntpmu/pebs.h>
-#include <pmu/events.h>
-#include <pmu/msr.h>
+#include <x86-pmu/events.h>
+#include <x86-pmu/msr.h>
 
 #include "nt/ntexapi.h"
 #include "demo.h"

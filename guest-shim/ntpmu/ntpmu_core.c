@@ -7,7 +7,7 @@
  * HAL has no profile interface to allocate from (docs/windows-api.md 2.4).
  */
 #include "ntpmu_internal.h"
-#include "pmu/cpuid.h"
+#include "x86-pmu/cpuid.h"
 
 struct ntpmu_state ntpmu;
 

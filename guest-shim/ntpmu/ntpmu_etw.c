@@ -51,7 +51,7 @@
  * (ntpmu_sysinfo.c dispatches NtSetSystemInformation by class.)
  */
 #include "ntpmu_etw.h"
-#include "pmu/msr.h"
+#include "x86-pmu/msr.h"
 
 #define ETW_HEADER_BYTES	offsetof(EVENT_TRACE_PROFILE_COUNTER_INFORMATION, ProfileSource)
 #define ETW_EVENT_HEADER_BYTES	offsetof(EVENT_TRACE_SYSTEM_EVENT_INFORMATION, HookId)

@@ -21,7 +21,7 @@
  *     or another event buffer conflicts: STATUS_INSUFFICIENT_RESOURCES.
  */
 #include "ntpmu_internal.h"
-#include "pmu/msr.h"
+#include "x86-pmu/msr.h"
 
 #define DS_AREA_SIZE	0x200	/* the management area of every format */
 #define REC_FMT3	0xc8

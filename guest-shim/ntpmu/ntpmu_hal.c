@@ -33,7 +33,7 @@
  *   7. out of memory, conflict                   STATUS_INSUFFICIENT_RESOURCES
  */
 #include "ntpmu_internal.h"
-#include "pmu/msr.h"
+#include "x86-pmu/msr.h"
 
 struct ntpmu_request {
 	uint64_t cpus;

@@ -6,7 +6,7 @@
 #include "nt/ntexapi.h"
 #include "nt/ntrtl.h"
 #include "ntpmu_platform.h"
-#include "pmu/msr.h"
+#include "x86-pmu/msr.h"
 
 #define NTPMU_FIXED_BIT		32	/* global-status bit of fixed counter 0 */
 #define NTPMU_RDPMC_FIXED	0x40000000u

@@ -3,7 +3,7 @@
  * Windows call programs the counters of the PMU the guest has.
  */
 #include "ntpmu_internal.h"
-#include "pmu/events.h"
+#include "x86-pmu/events.h"
 
 uint64_t ntpmu_event_select(int ev)
 {

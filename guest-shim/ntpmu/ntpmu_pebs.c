@@ -13,7 +13,7 @@
  */
 #include "ntpmu_internal.h"
 #include <ntpmu/pebs.h>
-#include "pmu/msr.h"
+#include "x86-pmu/msr.h"
 
 #define CACHE_LINE	64
 

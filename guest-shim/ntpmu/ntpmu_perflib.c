@@ -44,8 +44,8 @@
 #include "ntpmu_etw.h"
 #include "ntpmu_perf_blocks.h"
 #include "nt/perflib.h"
-#include "pmu/events.h"
-#include "pmu/msr.h"
+#include "x86-pmu/events.h"
+#include "x86-pmu/msr.h"
 
 #define PERF_NO_INSTANCE_ID	0xFFFFFFFFu
 #define PERF_MAX_SET_COUNTERS	PMU_EV_ARCH_NR

@@ -11,8 +11,8 @@
  * (docs/windows-api.md 8.3) and are not offered; ProfileTime is the timer, not a PMC.
  */
 #include "ntpmu_etw.h"
-#include "pmu/cpuid.h"
-#include "pmu/events.h"
+#include "x86-pmu/cpuid.h"
+#include "x86-pmu/events.h"
 
 #define NTPMU_DEFAULT_INTERVAL	65536u		/* docs/windows-api.md 4.8 [Obs] */
 #define NTPMU_MIN_INTERVAL	4096u

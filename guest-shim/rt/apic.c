@@ -5,7 +5,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
-#include <pmu/cpuid.h>
+#include <x86-pmu/cpuid.h>
 #include <rt/apic.h>
 #include <rt/layout.h>
 #include <rt/smp.h>

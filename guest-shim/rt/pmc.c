@@ -6,9 +6,9 @@
 #include <rt/pmc.h>
 #include <rt/string.h>
 #include <rt/x86.h>
-#include <pmu/cpuid.h>
-#include <pmu/events.h>
-#include <pmu/msr.h>
+#include <x86-pmu/cpuid.h>
+#include <x86-pmu/events.h>
+#include <x86-pmu/msr.h>
 
 /* IA32_PERFEVTSEL0-7 and IA32_PMC0-7 are consecutive (SDM vol. 4 table 2-2). */
 #define INTEL_MAX_GP	8

@@ -15,7 +15,7 @@
 #include <rt/panic.h>
 #include <rt/string.h>
 #include <rt/x86.h>
-#include <pmu/msr.h>
+#include <x86-pmu/msr.h>
 #include "sched.h"
 
 /* LVT timer mode, bits 18:17 (SDM figure 10-8) */

@@ -8,7 +8,7 @@
  * KVM_FEATURE_PV_UNHALT 7, PV_SEND_IPI 11, PV_SCHED_YIELD 13).
  */
 #include <rt.h>
-#include <pmu/cpuid.h>
+#include <x86-pmu/cpuid.h>
 
 int main(void)
 {

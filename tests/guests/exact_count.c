@@ -4,7 +4,7 @@
  * known, enables GLOBAL_CTRL with one WRMSR (which must not be counted) and
  * disables it with another (which must be), with fixed counter 0 and GP
  * counter 0 counting instructions, GP counter 1 all branches and GP
- * counters 2-7 the BR_INST_RETIRED umasks (include/pmu/events.h), at OS.
+ * counters 2-7 the BR_INST_RETIRED umasks (include/x86-pmu/events.h), at OS.
  */
 #include "pmu_common.h"
 

@@ -12,8 +12,8 @@
  *    it, so this test is strict about 0xc1 everywhere except TCG.
  */
 #include <rt.h>
-#include <pmu/cpuid.h>
-#include <pmu/msr.h>
+#include <x86-pmu/cpuid.h>
+#include <x86-pmu/msr.h>
 
 static bool on_tcg(void)
 {

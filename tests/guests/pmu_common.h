@@ -3,9 +3,9 @@
 #define PMU_COMMON_H
 
 #include <rt.h>
-#include <pmu/cpuid.h>
-#include <pmu/events.h>
-#include <pmu/msr.h>
+#include <x86-pmu/cpuid.h>
+#include <x86-pmu/events.h>
+#include <x86-pmu/msr.h>
 
 #define PMI_VECTOR	0xe0
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "expect.h"
-#include "pmu/events.h"
+#include "x86-pmu/events.h"
 #include "pmuvm_run.h"
 #include "suite.h"
 

@@ -7,7 +7,7 @@
 #include "suite.h"
 #include "nt/ntddk.h"
 #include "nt/ntexapi.h"
-#include "pmu/msr.h"
+#include "x86-pmu/msr.h"
 #include "ntpmu_fake.h"
 
 #define FULL0	((HANDLE)(ULONG_PTR)0x80000000u)

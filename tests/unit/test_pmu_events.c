@@ -1,5 +1,5 @@
 /*
- * The event table (include/pmu/events.h) against the encodings the Intel
+ * The event table (include/x86-pmu/events.h) against the encodings the Intel
  * SDM gives (vol. 3B table 18-1, the fixed counters of 18.2.2, and the
  * Skylake BR_INST_RETIRED umasks), written out here by hand, and the vPMU
  * model's decoding of every row.
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "suite.h"
-#include "pmu/events.h"
+#include "x86-pmu/events.h"
 #include "model/internal.h"
 
 static const struct {

@@ -10,7 +10,7 @@
 
 #include "suite.h"
 #include "model/vpmu.h"
-#include "pmu/cpuid.h"
+#include "x86-pmu/cpuid.h"
 
 #define MASK48		0xffffffffffffULL
 #define CTL_INSNS	(PMU_AMD_EVENT_INSTRUCTIONS | EVTSEL_EN | EVTSEL_OS | EVTSEL_USR)

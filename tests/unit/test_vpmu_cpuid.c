@@ -1,6 +1,6 @@
 /* CPUID leaf 0xA and the PMU bits of leaf 1 (docs/intel-pmu.md 1.1, 1.2). */
 #include "suite.h"
-#include "pmu/cpuid.h"
+#include "x86-pmu/cpuid.h"
 #include "model/vpmu.h"
 
 static void config(struct vpmu_config *cfg, unsigned int version)

@@ -6,7 +6,7 @@
  * model's included, clears them: a guest never sees the other vendor's PMU.
  */
 #include "internal.h"
-#include "pmu/cpuid.h"
+#include "x86-pmu/cpuid.h"
 
 void vpmu_cpuid_80000001(const struct vpmu_config *cfg, uint32_t *ecx)
 {

@@ -1,7 +1,7 @@
 /*
  * AMD event decoding: a PERF_CTL's 12-bit EventSelect (bits 7:0 and 35:32)
  * and UMask matched against the AMD rows of the event table
- * (include/pmu/events.h).
+ * (include/x86-pmu/events.h).
  */
 #include "internal.h"
 

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "vpmu.h"
-#include "pmu/msr.h"
+#include "x86-pmu/msr.h"
 
 void vpmu_filter_init(struct vpmu_filter *f, enum vpmu_filter_action action,
 		      uint32_t fixed_counter_bitmap)

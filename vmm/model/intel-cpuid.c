@@ -3,7 +3,7 @@
  * vpmu_config into what the guest enumerates (docs/intel-pmu.md 1.1, 1.2).
  */
 #include "internal.h"
-#include "pmu/cpuid.h"
+#include "x86-pmu/cpuid.h"
 
 void vpmu_cpuid_0a(const struct vpmu_config *cfg, uint32_t *eax, uint32_t *ebx,
 		   uint32_t *ecx, uint32_t *edx)

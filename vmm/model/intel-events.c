@@ -2,7 +2,7 @@
  * Event decoding (docs/intel-pmu.md 5, 3.7): the EventSelect/UMask encoding of each
  * CPUID.0AH:EBX event and of the model-specific branch events the exact
  * source can count, and the fixed event of each fixed counter, both from
- * the event table (include/pmu/events.h).
+ * the event table (include/x86-pmu/events.h).
  */
 #include "internal.h"
 

@@ -17,8 +17,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "pmu/events.h"
-#include "pmu/msr.h"
+#include "x86-pmu/events.h"
+#include "x86-pmu/msr.h"
 #include "model/event-filter.h"
 
 #define VPMU_MAX_GP	8

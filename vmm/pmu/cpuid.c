@@ -10,7 +10,7 @@
 
 #include "machine/cpuid.h"
 #include "machine/vm.h"
-#include "pmu/cpuid.h"
+#include "x86-pmu/cpuid.h"
 #include "pmu/pmu.h"
 
 #define CPUID_LEAF_PMU_EXT	0x23	/* architectural perfmon extension (docs/intel-pmu.md 1.3) */

@@ -11,7 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <pmu/msr.h>
+#include <x86-pmu/msr.h>
 
 #define APIC_DEFAULT_BASE	0xfee00000ul
 

@@ -9,8 +9,8 @@
  * lower-case name for messages, and the fixed counter that counts it
  * (-1: none; SDM vol. 3B 18.2.2, fixed-function counters).
  */
-#ifndef PMU_EVENTS_H
-#define PMU_EVENTS_H
+#ifndef X86_PMU_EVENTS_H
+#define X86_PMU_EVENTS_H
 
 #include <stdint.h>
 

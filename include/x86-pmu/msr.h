@@ -3,8 +3,8 @@
  * 2-2; Intel SDM vol. 3B, Performance Monitoring). Shared by the VMM and the
  * freestanding guest code, so only <stdint.h>-level C here.
  */
-#ifndef PMU_MSR_H
-#define PMU_MSR_H
+#ifndef X86_PMU_MSR_H
+#define X86_PMU_MSR_H
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /* CPUID fields describing the PMU (SDM vol. 2A CPUID; docs/intel-pmu.md 1). */
-#ifndef PMU_CPUID_H
-#define PMU_CPUID_H
+#ifndef X86_PMU_CPUID_H
+#define X86_PMU_CPUID_H
 
 #define CPUID_LEAF_PMU			0x0a
 
