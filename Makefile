@@ -292,7 +292,7 @@ bench: all
 # The guest SDK: the runtime and ntpmu as one static library, their public
 # headers (and every header they include), the linker script and a
 # pkg-config file (docs/guest-sdk.md).
-SDK_HEADERS := $(sort $(wildcard include/nt/*.h include/x86-pmu/*.h include/pmuvm/*.h \
+SDK_HEADERS := $(sort $(wildcard include/x86-pmu/*.h include/pmuvm/*.h \
 	guest-shim/include/*.h guest-shim/include/*/*.h))
 SDK_INCDIR = $(PREFIX)/include/pmuvm-guest
 SDK_LIBDIR = $(PREFIX)/lib/pmuvm-guest

@@ -6,7 +6,7 @@
  * accepted sequence tiles the buffer exactly; an accepted block's name and
  * its NUL lie inside the block and within PERF_MAX_INSTANCE_NAME units.
  *
- * Built by mk/fuzz.mk (make fuzz); by hand: clang -fsanitize=fuzzer,address,undefined -Iinclude -Iguest-shim/ntpmu
+ * Built by mk/fuzz.mk (make fuzz); by hand: clang -fsanitize=fuzzer,address,undefined -Iguest-shim/include -Iguest-shim/ntpmu
  *        fuzz/fuzz_ntpmu_perflib.c guest-shim/ntpmu/ntpmu_perf_blocks.c
  */
 #include <stdint.h>

@@ -50,7 +50,7 @@ FUZZ_SRCS_ntpmu_hal := $(sort $(wildcard guest-shim/ntpmu/*.c vmm/model/*.c))
 FUZZ_CFLAGS_ntpmu_hal := -Iguest-shim/ntpmu -Iguest-shim/include
 FUZZ_ARGS_ntpmu_hal := -max_len=512
 FUZZ_SRCS_ntpmu_perflib := guest-shim/ntpmu/ntpmu_perf_blocks.c
-FUZZ_CFLAGS_ntpmu_perflib := -Iguest-shim/ntpmu
+FUZZ_CFLAGS_ntpmu_perflib := -Iguest-shim/ntpmu -Iguest-shim/include
 FUZZ_ARGS_ntpmu_perflib := -max_len=4096
 
 comma := ,

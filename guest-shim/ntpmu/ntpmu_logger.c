@@ -1,6 +1,6 @@
 /*
  * ntpmu's event loggers: start, stop, the record buffer and its consumer
- * view (include/nt/ntwmi.h).  Each logger has one non-paged buffer that
+ * view (nt/ntwmi.h).  Each logger has one non-paged buffer that
  * records are appended to under the ntpmu lock; a record that does not fit
  * is counted as lost.  Stopping a logger releases its PMC sources
  * (docs/windows-api.md 4.6.7: they stay until the logger stops).

@@ -1,5 +1,5 @@
 /*
- * ntpmu: the Windows counter calls (include/nt/) on the Intel architectural
+ * ntpmu: the Windows counter calls (nt/) on the Intel architectural
  * PMU.  The core in this directory is pure C with no dependency on the guest
  * runtime: everything it needs from the machine goes through the ops below.
  * The guest runtime implements them on real MSRs (ntpmu-rt/platform_rt.c);

@@ -1,5 +1,5 @@
 /*
- * ntpmu in a guest: the Windows counter calls of include/nt/ (ntddk.h,
+ * ntpmu in a guest: the Windows counter calls of nt/ (ntddk.h,
  * winbase.h, evntrace.h, perflib.h, ntexapi.h) on the PMU MSRs, bound to
  * the guest runtime (rt.h) by ntpmu_rt_init().  docs/ntpmu.md, "Using it
  * in a guest".
