@@ -8,7 +8,7 @@
 
 #include "config.h"
 #include "log.h"
-#include "config-filter.h"
+#include "config_filter.h"
 
 /* The Makefile passes the version (scripts/version.sh); this is for other builds. */
 #ifndef PMUVM_VERSION

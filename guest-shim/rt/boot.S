@@ -16,7 +16,7 @@
  */
 #include <rt/layout.h>
 #include <rt/multiboot.h>
-#include <rt/x86-defs.h>
+#include <rt/x86_defs.h>
 
 #define MB_FLAGS	(MULTIBOOT_PAGE_ALIGN | MULTIBOOT_MEMORY_INFO)
 

@@ -11,7 +11,7 @@
  * Every level has U/S set so that CPL3 code (rt/usermode.h) can use the
  * same identity map.  The APs' trampoline reuses these tables.
  */
-#include <rt/x86-defs.h>
+#include <rt/x86_defs.h>
 
 	.section .data.pgtable, "aw"
 	.balign 4096

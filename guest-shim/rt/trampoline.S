@@ -9,7 +9,7 @@
  * every memory reference goes through TRAMP(), which relocates it.
  */
 #include <rt/layout.h>
-#include <rt/x86-defs.h>
+#include <rt/x86_defs.h>
 
 #define TRAMP(sym)	(RT_TRAMP_ADDR + ((sym) - tramp_start))
 

@@ -1,6 +1,6 @@
 /*
  * amd_pmu: the AMD PMU a guest of `pmuvm --pmu amd` sees (AMD64 APM vol. 2
- * 13.2; KVM's AMD rules, vmm/model/amd-msr.c). --append "version=V
+ * 13.2; KVM's AMD rules, vmm/model/amd.c). --append "version=V
  * counters=N" gives what it must find.
  *   1. CPUID: AuthenticAMD, PerfCtrExtCore and leaf 0x80000022 (PerfMonV2,
  *      core counter count) as configured, no Intel leaf 0xA.

@@ -1,11 +1,11 @@
-/* The --event-filter file format (vmm/config-filter.c). */
+/* The --event-filter file format (vmm/config_filter.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "suite.h"
-#include "config-filter.h"
+#include "config_filter.h"
 
 START_TEST(test_parse_full)
 {

@@ -1,5 +1,5 @@
 /*
- * The event filter (vmm/model/event-filter.c) with KVM_SET_PMU_EVENT_FILTER's
+ * The event filter (vmm/model/event_filter.c) with KVM_SET_PMU_EVENT_FILTER's
  * semantics, its effect on counting, and that vpmu_init() leaves nothing
  * of a previous state behind.
  */

@@ -51,7 +51,7 @@ static uint64_t distance(const struct vpmu *pmu, unsigned int idx)
 	const struct vpmu_pmc *pmc = idx < PMC_IDX_FIXED ? &pmu->gp[idx] :
 				     &pmu->fixed[idx - PMC_IDX_FIXED];
 	uint64_t mask = idx < PMC_IDX_FIXED ? pmu->gp_mask : pmu->fixed_mask;
-	/* mask < 2^63 (vpmu-config.c caps widths at 63), so this cannot overflow. */
+	/* mask < 2^63 (vpmu_config.c caps widths at 63), so this cannot overflow. */
 	uint64_t d = mask - pmc->value + 1;
 
 	if ((pmu->edge_counters & BIT_ULL(idx)) && d != 1)

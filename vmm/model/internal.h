@@ -60,7 +60,7 @@ typedef void (*vpmu_wr_fn)(struct vpmu *pmu, unsigned int idx, uint64_t data);
 /* A plain register's row fields (see struct vpmu_msr_range). */
 #define REG(field)		.reg = offsetof(struct vpmu, field)
 
-/* One row per MSR range a vendor model owns (its table: intel-msr.c, amd-msr.c). */
+/* One row per MSR range a vendor model owns (its table: intel.c, amd.c). */
 struct vpmu_msr_range {
 	uint32_t first;
 	uint32_t count;

@@ -1,5 +1,5 @@
 /*
- * MSR dispatch over the vendor model's table (intel-msr.c): reads, and
+ * MSR dispatch over the vendor model's table (intel.c): reads, and
  * writes as a check step and a commit step. The VMM checks a guest's
  * WRMSR, lets its counting sources count the instruction with the counters
  * as they were (hardware counts a WRMSR with the state before its write),

@@ -19,7 +19,7 @@
 
 #include "x86-pmu/events.h"
 #include "x86-pmu/msr.h"
-#include "model/event-filter.h"
+#include "model/event_filter.h"
 
 #define VPMU_MAX_GP	8
 #define VPMU_MAX_FIXED	4

@@ -12,7 +12,7 @@
 
 #include "exitcode.h"
 #include "kvm/kvm.h"
-#include "kvm/msr-filter.h"
+#include "kvm/msr_filter.h"
 #include "kvm/probe.h"
 #include "log.h"
 #include "machine/vm.h"

@@ -29,7 +29,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "kvm/msr-filter.h"
+#include "kvm/msr_filter.h"
 #include "log.h"
 #include "machine/vm.h"
 #include "mem/pagewalk.h"

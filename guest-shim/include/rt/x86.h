@@ -8,7 +8,7 @@
 #define RT_X86_H
 
 #include <stdint.h>
-#include <rt/x86-defs.h>
+#include <rt/x86_defs.h>
 
 static inline uint8_t inb(uint16_t port)
 {

@@ -5,7 +5,7 @@
 #ifndef PMUVM_EVENT_FILTER_H
 #define PMUVM_EVENT_FILTER_H
 
-#include "model/event-filter.h"
+#include "model/event_filter.h"
 
 /* 0, or -EINVAL / -errno after printing one line naming the file and line. */
 int event_filter_load(const char *path, struct vpmu_filter *f);

@@ -4,7 +4,7 @@
 #include <sys/ioctl.h>
 
 #include "kvm/kvm.h"
-#include "kvm/msr-filter.h"
+#include "kvm/msr_filter.h"
 #include "log.h"
 
 /* KVM caps one range's bitmap (KVM_MSR_FILTER_MAX_BITMAP_SIZE, 0x600 bytes). */

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "config-filter.h"
+#include "config_filter.h"
 
 #define MAX_WORDS	6
 
