@@ -54,7 +54,7 @@ WARNINGS += -Werror
 endif
 
 DEPFLAGS = -MMD -MP
-HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARNINGS) -Iinclude -Ivmm -Itests/lib $(CFLAGS)
+HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARNINGS) -Iinclude -Ivmm $(CFLAGS)
 HOST_LDLIBS := -lpthread -lrt -lm -lZydis -ljson-c
 ifeq ($(SANITIZE),1)
 HOST_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -149,6 +149,10 @@ $(LIBPMUVM): $(VMM_OBJS)
 $(PMUVM): $(O)/vmm/main.o $(LIBPMUVM)
 	$(E) LD $@
 	$(Q)$(CC) $(HOST_LDFLAGS) -o $@ $^ $(HOST_LDLIBS)
+
+# The tests and their library see tests/lib/; the product does not.
+TEST_OBJS := $(UNIT_SRCS:%.c=$(O)/%.o) $(SYSTEM_SRCS:%.c=$(O)/%.o) $(TEST_LIB_SRCS:%.c=$(O)/%.o)
+$(TEST_OBJS): HOST_CFLAGS += -Itests/lib
 
 # The hosted ntpmu core and its unit tests: ntpmu's private headers too.
 $(UNIT_SRCS:%.c=$(O)/%.o) $(NTPMU_CORE_SRCS:%.c=$(O)/%.o): \
