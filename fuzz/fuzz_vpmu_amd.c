@@ -1,6 +1,6 @@
 /*
  * libFuzzer target: random operation sequences against the AMD model
- * (vmm/model/amd-*.c).
+ * (vmm/model/amd.c).
  *
  * Input: a configuration, then operations until the input runs out:
  *   config  version % 3, nr_gp

@@ -370,7 +370,7 @@ static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, struct 
 }
 
 /*
- * The AMD model (vmm/model/amd-*.c): versions 1 and 2, six 48-bit counters
+ * The AMD model (vmm/model/amd.c): versions 1 and 2, six 48-bit counters
  * by default, no fixed counters, PERF_CAPABILITIES or PEBS, which are
  * errors to ask for.
  */

@@ -38,7 +38,7 @@ START_TEST(test_rows)
 	ck_assert_uint_eq(pmu_event_code(sdm[_i].ev), sdm[_i].code);
 	ck_assert_str_eq(pmu_event_name(sdm[_i].ev), sdm[_i].name);
 	/* EVTSEL's other bits do not take part in decoding (docs/intel-pmu.md 5). */
-	ck_assert_int_eq(vpmu_decode_event(sdm[_i].code | EVTSEL_EN | EVTSEL_USR | EVTSEL_INT),
+	ck_assert_int_eq(vpmu_intel_decode_event(sdm[_i].code | EVTSEL_EN | EVTSEL_USR | EVTSEL_INT),
 			 sdm[_i].ev);
 }
 END_TEST
@@ -59,7 +59,7 @@ START_TEST(test_constants)
 	ck_assert_int_eq(PMU_EV_BR_TAKEN, PMU_EV_INTEL_NR);
 	ck_assert_uint_eq(pmu_event_code(PMU_EV_BR_TAKEN), 0);
 	ck_assert_str_eq(pmu_event_name(PMU_EV_BR_TAKEN), "br_taken");
-	ck_assert_int_eq(vpmu_decode_event(EVTSEL_EN | EVTSEL_OS), PMU_EV_NONE);
+	ck_assert_int_eq(vpmu_intel_decode_event(EVTSEL_EN | EVTSEL_OS), PMU_EV_NONE);
 }
 END_TEST
 
@@ -79,9 +79,9 @@ END_TEST
 
 START_TEST(test_unknown)
 {
-	ck_assert_int_eq(vpmu_decode_event(0), PMU_EV_NONE);
-	ck_assert_int_eq(vpmu_decode_event(0x04c4), PMU_EV_NONE);	/* umask 0x04: not modelled */
-	ck_assert_int_eq(vpmu_decode_event(0x003d), PMU_EV_NONE);
+	ck_assert_int_eq(vpmu_intel_decode_event(0), PMU_EV_NONE);
+	ck_assert_int_eq(vpmu_intel_decode_event(0x04c4), PMU_EV_NONE);	/* umask 0x04: not modelled */
+	ck_assert_int_eq(vpmu_intel_decode_event(0x003d), PMU_EV_NONE);
 }
 END_TEST
 

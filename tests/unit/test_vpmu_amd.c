@@ -1,5 +1,5 @@
 /*
- * The AMD model (vmm/model/amd-*.c): which MSRs exist per version and
+ * The AMD model (vmm/model/amd.c): which MSRs exist per version and
  * counter count, KVM's AMD write rules (reserved bits and read-only MSRs
  * dropped, never #GP), PerfMonV2 global control and status, counting with
  * AMD event encodings and host/guest qualifiers, overflow and PMI, RDPMC,
@@ -168,6 +168,35 @@ START_TEST(test_amd_events)
 	wr(&pmu, MSR_K7_EVNTSEL0, PMU_AMD_RAW_EVENT(0x1c0, 0) | EVTSEL_EN | EVTSEL_OS);
 	vpmu_count(&pmu, PMU_EV_INSTRUCTIONS, 5, 0);
 	ck_assert_uint_eq(rd(&pmu, MSR_K7_PERFCTR0), 0);
+}
+END_TEST
+
+/* vpmu_gp_event() reads a counter's control in its vendor's encoding. */
+START_TEST(test_amd_gp_event)
+{
+	struct vpmu_config cfg;
+	struct vpmu amd, intel;
+
+	make_amd(&amd, 2, 6);
+	vpmu_config_default(&cfg, 5);
+	ck_assert_int_eq(vpmu_config_validate(&cfg), 0);
+	vpmu_init(&intel, &cfg);
+	/* 0xC4: AMD's taken branches, Intel's branches. */
+	wr(&amd, MSR_K7_EVNTSEL0, PMU_AMD_EVENT_BR_TAKEN | EVTSEL_EN | EVTSEL_OS);
+	ck_assert_int_eq(vpmu_gp_event(&amd, 0), PMU_EV_BR_TAKEN);
+	wr(&intel, MSR_IA32_PERFEVTSEL0, PMU_EVENT_BRANCHES | EVTSEL_EN | EVTSEL_OS);
+	ck_assert_int_eq(vpmu_gp_event(&intel, 0), PMU_EV_BRANCHES);
+	/* 0x76 is AMD's core cycles and no Intel event; 0x3C the reverse. */
+	wr(&amd, MSR_F15H_PERF_CTL0 + 2, PMU_AMD_EVENT_CORE_CYCLES);
+	ck_assert_int_eq(vpmu_gp_event(&amd, 1), PMU_EV_CORE_CYCLES);
+	wr(&amd, MSR_F15H_PERF_CTL0 + 4, PMU_EVENT_CORE_CYCLES);
+	ck_assert_int_eq(vpmu_gp_event(&amd, 2), PMU_EV_NONE);
+	wr(&intel, MSR_IA32_PERFEVTSEL0 + 1, PMU_AMD_EVENT_CORE_CYCLES);
+	ck_assert_int_eq(vpmu_gp_event(&intel, 1), PMU_EV_NONE);
+	/* Bits 35:32 are AMD's EventSelect 11:8: 0x1C0 is not instructions. */
+	wr(&amd, MSR_K7_EVNTSEL0 + 3, PMU_AMD_RAW_EVENT(0x1c0, 0));
+	ck_assert_int_eq(vpmu_gp_event(&amd, 3), PMU_EV_NONE);
+	ck_assert_int_eq(vpmu_gp_event(&amd, 6), PMU_EV_NONE);	/* no counter 6 */
 }
 END_TEST
 
@@ -372,6 +401,7 @@ static Suite *vpmu_amd_suite(void)
 	tcase_add_test(tc, test_amd_write_rules);
 	tcase_add_test(tc, test_amd_global);
 	tcase_add_test(tc, test_amd_events);
+	tcase_add_test(tc, test_amd_gp_event);
 	tcase_add_loop_test(tc, test_amd_qualifiers, 0, 7);
 	tcase_add_test(tc, test_amd_overflow);
 	tcase_add_test(tc, test_amd_rdpmc);

@@ -172,6 +172,68 @@ START_TEST(test_validate_table)
 }
 END_TEST
 
+/* An unknown vendor is refused, not taken for Intel. */
+START_TEST(test_validate_unknown_vendor)
+{
+	struct vpmu_config cfg;
+
+	vpmu_config_default(&cfg, 5);
+	cfg.vendor = (enum vpmu_vendor_id)(VPMU_VENDOR_AMD + 1);
+	ck_assert_int_eq(vpmu_config_validate(&cfg), -EINVAL);
+	ck_assert(!vpmu_msr_is_pmu(&cfg, MSR_IA32_PMC0));
+}
+END_TEST
+
+/* What each vendor and version has, as the core sees it (struct vpmu_caps). */
+#define CAP_GLOBAL	1	/* GLOBAL_CTRL and GLOBAL_STATUS */
+#define CAP_STATUS_SET	2
+#define CAP_CTR_FRZ	4
+#define CAP_FREEZE	8	/* DEBUGCTL's freeze-on-PMI bits */
+#define CAP_CORE_EXT	16
+static const struct caps_case {
+	enum vpmu_vendor_id vendor;
+	unsigned int version, nr_gp;
+	bool pdcm;
+	unsigned int caps;
+} caps_cases[] = {
+	{ VPMU_VENDOR_INTEL, 0, 0, false, 0 },
+	{ VPMU_VENDOR_INTEL, 1, 8, false, 0 },
+	{ VPMU_VENDOR_INTEL, 2, 8, true, CAP_GLOBAL | CAP_FREEZE },
+	{ VPMU_VENDOR_INTEL, 2, 8, false, CAP_GLOBAL },
+	{ VPMU_VENDOR_INTEL, 3, 8, true, CAP_GLOBAL | CAP_FREEZE },
+	{ VPMU_VENDOR_INTEL, 4, 8, true, CAP_GLOBAL | CAP_STATUS_SET | CAP_CTR_FRZ | CAP_FREEZE },
+	{ VPMU_VENDOR_INTEL, 5, 8, true, CAP_GLOBAL | CAP_STATUS_SET | CAP_CTR_FRZ | CAP_FREEZE },
+	{ VPMU_VENDOR_AMD, 0, 0, false, 0 },
+	{ VPMU_VENDOR_AMD, 1, 4, false, 0 },
+	{ VPMU_VENDOR_AMD, 1, 6, false, CAP_CORE_EXT },
+	{ VPMU_VENDOR_AMD, 2, 6, false, CAP_GLOBAL | CAP_CORE_EXT },
+	{ VPMU_VENDOR_AMD, 2, 1, false, CAP_GLOBAL | CAP_CORE_EXT },
+};
+
+START_TEST(test_caps)
+{
+	const struct caps_case *c = &caps_cases[_i];
+	struct vpmu_config cfg;
+	struct vpmu pmu;
+	unsigned int caps;
+
+	if (c->vendor == VPMU_VENDOR_AMD)
+		vpmu_config_default_amd(&cfg, c->version);
+	else
+		vpmu_config_default(&cfg, c->version);
+	cfg.nr_gp = c->nr_gp;
+	cfg.pdcm = c->pdcm;
+	ck_assert_int_eq(vpmu_config_validate(&cfg), 0);
+	vpmu_init(&pmu, &cfg);
+	caps = (pmu.caps.global_ctrl ? CAP_GLOBAL : 0) |
+	       (pmu.caps.global_status_set ? CAP_STATUS_SET : 0) |
+	       (pmu.caps.ctr_frz ? CAP_CTR_FRZ : 0) |
+	       (pmu.caps.freeze_on_pmi ? CAP_FREEZE : 0) |
+	       (pmu.caps.core_ext ? CAP_CORE_EXT : 0);
+	ck_assert_msg(caps == c->caps, "case %d: caps %#x, want %#x", _i, caps, c->caps);
+}
+END_TEST
+
 static Suite *vpmu_config_suite(void)
 {
 	Suite *s = suite_create("vpmu_config");
@@ -185,6 +247,8 @@ static Suite *vpmu_config_suite(void)
 	tcase_add_test(tc, test_validate_v0_normalises);
 	tcase_add_test(tc, test_validate_fw_needs_pdcm);
 	tcase_add_test(tc, test_validate_pebs_default_format);
+	tcase_add_test(tc, test_validate_unknown_vendor);
+	tcase_add_loop_test(tc, test_caps, 0, sizeof(caps_cases) / sizeof(caps_cases[0]));
 	tcase_add_loop_test(tc, test_validate_table, 0,
 			    sizeof(config_cases) / sizeof(config_cases[0]));
 	suite_add_tcase(s, tc);

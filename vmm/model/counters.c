@@ -51,7 +51,7 @@ static uint64_t distance(const struct vpmu *pmu, unsigned int idx)
 	const struct vpmu_pmc *pmc = idx < PMC_IDX_FIXED ? &pmu->gp[idx] :
 				     &pmu->fixed[idx - PMC_IDX_FIXED];
 	uint64_t mask = idx < PMC_IDX_FIXED ? pmu->gp_mask : pmu->fixed_mask;
-	/* mask < 2^63 (vpmu_config.c caps widths at 63), so this cannot overflow. */
+	/* mask < 2^63 (the vendors cap widths at 63), so this cannot overflow. */
 	uint64_t d = mask - pmc->value + 1;
 
 	if ((pmu->edge_counters & BIT_ULL(idx)) && d != 1)
@@ -152,22 +152,19 @@ void vpmu_request_pmi(struct vpmu *pmu, uint64_t status)
 	pmu->global_status |= status;
 	pmu->pmi_pending = true;
 	pmu->nr_pmis_requested++;
-
-	/*
-	 * Freeze on PMI (docs/intel-pmu.md 3.6). v4+ sets CTR_Frz/LBR_Frz and leaves
-	 * GLOBAL_CTRL alone; v2/v3 clear GLOBAL_CTRL. The v2/v3 LBR freeze
-	 * would clear DEBUGCTL.LBR, which this model never stores.
-	 */
-	if (pmu->cfg.version >= 4) {
-		if (pmu->debugctl & DEBUGCTL_FREEZE_PERFMON_ON_PMI)
-			pmu->global_status |= GLOBAL_STATUS_CTR_FRZ;
-		if (pmu->debugctl & DEBUGCTL_FREEZE_LBRS_ON_PMI)
-			pmu->global_status |= GLOBAL_STATUS_LBR_FRZ;
-	} else if (pmu->debugctl & DEBUGCTL_FREEZE_PERFMON_ON_PMI) {
-		pmu->global_ctrl = 0;
-	}
-	if (pmu->debugctl & DEBUGCTL_FREEZE_PERFMON_ON_PMI)
+	/* Freeze on PMI (docs/intel-pmu.md 3.6) is the vendor's. */
+	if (pmu->vendor->freeze_on_pmi && pmu->vendor->freeze_on_pmi(pmu))
 		vpmu_reprogram(pmu);
+}
+
+/* Every bit that the clear MSR (Intel 0x390) can clear is a bit that can be set. */
+int vpmu_set_global_status_host(struct vpmu *pmu, uint64_t data)
+{
+	if (!pmu->caps.global_ctrl || (data & pmu->global_ovf_ctrl_rsvd))
+		return VPMU_GP;
+	pmu->global_status = data;
+	vpmu_reprogram(pmu);
+	return VPMU_OK;
 }
 
 uint64_t vpmu_events_to_overflow(const struct vpmu *pmu, enum pmu_arch_event ev,

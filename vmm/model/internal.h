@@ -9,18 +9,9 @@
 
 #include "vpmu.h"
 
-/* The counter-select bits matched against the architectural event table. */
-#define EVTSEL_EVENT_UMASK	(EVTSEL_EVENT | EVTSEL_UMASK)
-
-/* KVM's baseline EVTSEL reserved mask: bits 63:32 and AnyThread (docs/intel-pmu.md 2.2). */
-#define EVTSEL_RSVD_BASE	0xffffffff00200000ULL
-
-/* Per fixed counter: EN_OS, EN_USR and PMI; ANY (4i+2) stays reserved (docs/intel-pmu.md 2.3). */
-#define FIXED_CTRL_VALID(i)	(0xbULL << (4 * (i)))
-
 static inline uint64_t width_mask(unsigned int width)
 {
-	/* Widths are 32..63 (config.c), so the shift is defined. */
+	/* Widths are 32..63 (intel.c; 48 in amd.c), so the shift is defined. */
 	return BIT_ULL(width) - 1;
 }
 
@@ -66,13 +57,13 @@ struct vpmu_msr_range {
 	uint32_t count;
 	bool (*exists)(const struct vpmu *pmu, unsigned int idx);	/* NULL: never */
 	vpmu_rd_fn rd;		/* NULL: read the plain register at `reg` */
-	vpmu_chk_fn chk;	/* NULL: the plain register's reserved bits, or none with `wr` */
+	vpmu_chk_fn chk;	/* NULL: the reserved mask below (none: nothing reserved) */
 	vpmu_wr_fn wr;		/* NULL: write `reg` if `writable`, else #GP */
 	/*
-	 * A plain register: a uint64_t in struct vpmu (offsetof, 0: none)
-	 * whose writes #GP on any bit of its reserved mask, which is the
-	 * struct vpmu field at `rsvd` (derived from the configuration at
-	 * reset) or else the constant `rsvd_bits`.
+	 * A plain register: a uint64_t in struct vpmu (offsetof, 0: none).
+	 * Without `chk`, a write #GPs on any bit of the reserved mask, which
+	 * is the struct vpmu field at `rsvd` (derived from the configuration
+	 * by the vendor's refresh) or else the constant `rsvd_bits`.
 	 */
 	size_t reg;
 	size_t rsvd;
@@ -82,22 +73,33 @@ struct vpmu_msr_range {
 };
 
 /*
- * A vendor's PMU: its MSRs, RESET state and event encodings. The core
- * (counters, status, freeze, PMI, reprogramming) is the same for all.
+ * A vendor's PMU, after Linux KVM's struct kvm_pmu_ops (arch/x86/kvm/pmu.h):
+ * what differs between Intel (intel.c) and AMD (amd.c). The core (counters, status, PMI requests, reprogramming, MSR
+ * dispatch) is the same for both and asks pmu->caps, never the version.
  */
 struct vpmu_vendor {
 	const char *name;
+	/* vpmu_config_validate() for this vendor: defaults, ranges; -EINVAL. */
+	int (*validate)(struct vpmu_config *cfg);
+	/* pmu->caps and the reserved-bit masks from pmu->cfg (KVM: refresh). */
+	void (*refresh)(struct vpmu *pmu);
+	/* RESET values, after refresh (KVM: reset). */
+	void (*reset)(struct vpmu *pmu);
 	const struct vpmu_msr_range *msr_ranges;
 	unsigned int nr_msr_ranges;
 	/* The MSR numbers the ranges lie in, for the VMM's MSR filter. */
 	const struct vpmu_msr_span *msr_spans;
 	unsigned int nr_msr_spans;
-	/* RESET values and reserved-bit masks from pmu->cfg. */
-	void (*reset)(struct vpmu *pmu);
-	enum pmu_arch_event (*decode_event)(uint64_t evtsel);
+	/* The event a GP counter's control selects; the event of fixed counter idx. */
+	enum pmu_arch_event (*decode_event)(uint64_t ctl);
 	enum pmu_arch_event (*fixed_event)(unsigned int idx);
 	/* RDPMC with this ECX; the caller has applied the CR4.PCE/CPL rule. */
 	int (*rdpmc)(const struct vpmu *pmu, uint32_t ecx, uint64_t *data);
+	/*
+	 * At a PMI request, freeze as the PMU's freeze-on-PMI controls say;
+	 * true if the counters' enables changed. NULL: the PMU has none.
+	 */
+	bool (*freeze_on_pmi)(struct vpmu *pmu);
 };
 
 extern const struct vpmu_vendor vpmu_intel;
@@ -131,46 +133,16 @@ extern const struct vpmu_vendor vpmu_amd;
 	VPMU_FOREIGN(MSR_F15H_PERF_CTL0, 2 * AMD_NR_CORE_COUNTERS),		\
 	VPMU_FOREIGN(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS, 4)
 
-/* amd-events.c */
-enum pmu_arch_event vpmu_amd_decode_event(uint64_t ctl);
+/* Intel's event decoding (intel.c), also for the event-table test. */
+enum pmu_arch_event vpmu_intel_decode_event(uint64_t evtsel);
 
-/* intel-rdpmc.c */
-int vpmu_intel_rdpmc(const struct vpmu *pmu, uint32_t ecx, uint64_t *data);
-
-/* intel-reset.c, intel-events.c */
-void vpmu_intel_reset(struct vpmu *pmu);
-enum pmu_arch_event vpmu_decode_event(uint64_t evtsel);
-
-/* The vendor model of a configuration. */
+/* The vendor model of a configuration; NULL for an unknown vendor. */
 const struct vpmu_vendor *vpmu_vendor_of(const struct vpmu_config *cfg);
 
-/* intel-msr-counters.c */
-int vpmu_rd_gp_ctr(struct vpmu *pmu, unsigned int idx, uint64_t *data);
-void vpmu_wr_pmc(struct vpmu *pmu, unsigned int idx, uint64_t data);
-int vpmu_chk_a_pmc(const struct vpmu *pmu, unsigned int idx, uint64_t data);
-void vpmu_wr_pmc_full(struct vpmu *pmu, unsigned int idx, uint64_t data);
-int vpmu_rd_evtsel(struct vpmu *pmu, unsigned int idx, uint64_t *data);
-int vpmu_chk_evtsel(const struct vpmu *pmu, unsigned int idx, uint64_t data);
-void vpmu_wr_evtsel(struct vpmu *pmu, unsigned int idx, uint64_t data);
-int vpmu_rd_fixed_ctr(struct vpmu *pmu, unsigned int idx, uint64_t *data);
-void vpmu_wr_fixed_ctr(struct vpmu *pmu, unsigned int idx, uint64_t data);
-
-/* intel-msr-global.c */
+/* Row helpers both vendors' tables use (msr.c). */
+bool vpmu_has_gp(const struct vpmu *pmu, unsigned int idx);
 int vpmu_rd_zero(struct vpmu *pmu, unsigned int idx, uint64_t *data);
-int vpmu_chk_global_ovf_ctrl(const struct vpmu *pmu, unsigned int idx, uint64_t data);
-void vpmu_wr_global_ovf_ctrl(struct vpmu *pmu, unsigned int idx, uint64_t data);
-int vpmu_chk_global_status_set(const struct vpmu *pmu, unsigned int idx, uint64_t data);
-void vpmu_wr_global_status_set(struct vpmu *pmu, unsigned int idx, uint64_t data);
-int vpmu_rd_global_inuse(struct vpmu *pmu, unsigned int idx, uint64_t *data);
-
-/* intel-msr-misc.c */
-int vpmu_rd_perf_capabilities(struct vpmu *pmu, unsigned int idx, uint64_t *data);
-int vpmu_rd_debugctl(struct vpmu *pmu, unsigned int idx, uint64_t *data);
-int vpmu_chk_debugctl(const struct vpmu *pmu, unsigned int idx, uint64_t data);
-void vpmu_wr_debugctl(struct vpmu *pmu, unsigned int idx, uint64_t data);
-int vpmu_rd_misc_enable(struct vpmu *pmu, unsigned int idx, uint64_t *data);
-int vpmu_chk_misc_enable(const struct vpmu *pmu, unsigned int idx, uint64_t data);
-void vpmu_wr_misc_enable(struct vpmu *pmu, unsigned int idx, uint64_t data);
-int vpmu_chk_ds_area(const struct vpmu *pmu, unsigned int idx, uint64_t data);
+int vpmu_rd_gp_ctr(struct vpmu *pmu, unsigned int idx, uint64_t *data);
+int vpmu_rd_gp_ctl(struct vpmu *pmu, unsigned int idx, uint64_t *data);
 
 #endif

@@ -1,16 +1,11 @@
 /*
- * MSR dispatch over the vendor model's table (intel.c): reads, and
+ * MSR dispatch over the vendor model's table (intel.c, amd.c): reads, and
  * writes as a check step and a commit step. The VMM checks a guest's
  * WRMSR, lets its counting sources count the instruction with the counters
  * as they were (hardware counts a WRMSR with the state before its write),
  * and only then commits it: nothing is ever undone.
  */
 #include "internal.h"
-
-const struct vpmu_vendor *vpmu_vendor_of(const struct vpmu_config *cfg)
-{
-	return cfg->vendor == VPMU_VENDOR_AMD ? &vpmu_amd : &vpmu_intel;
-}
 
 static inline __attribute__((always_inline)) const struct vpmu_msr_range *
 find_range(const struct vpmu_vendor *v, uint32_t msr)
@@ -36,20 +31,54 @@ lookup(const struct vpmu *pmu, uint32_t msr)
 
 bool vpmu_msr_is_pmu(const struct vpmu_config *cfg, uint32_t msr)
 {
-	return find_range(vpmu_vendor_of(cfg), msr) != NULL;
+	const struct vpmu_vendor *v = vpmu_vendor_of(cfg);
+
+	return v && find_range(v, msr) != NULL;
 }
 
 unsigned int vpmu_msr_spans(const struct vpmu_config *cfg, const struct vpmu_msr_span **spans)
 {
 	const struct vpmu_vendor *v = vpmu_vendor_of(cfg);
 
-	*spans = v->msr_spans;
-	return v->nr_msr_spans;
+	*spans = v ? v->msr_spans : NULL;
+	return v ? v->nr_msr_spans : 0;
+}
+
+/* Row helpers of both vendors' tables. */
+bool vpmu_has_gp(const struct vpmu *pmu, unsigned int idx)
+{
+	return idx < pmu->cfg.nr_gp;
+}
+
+/* A status-changing MSR that reads 0 (Intel 0x390/0x391, AMD's clear and set). */
+int vpmu_rd_zero(struct vpmu *pmu, unsigned int idx, uint64_t *data)
+{
+	*data = 0;
+	return VPMU_OK;
+}
+
+int vpmu_rd_gp_ctr(struct vpmu *pmu, unsigned int idx, uint64_t *data)
+{
+	*data = pmu->gp[idx].value & pmu->gp_mask;
+	return VPMU_OK;
+}
+
+int vpmu_rd_gp_ctl(struct vpmu *pmu, unsigned int idx, uint64_t *data)
+{
+	*data = pmu->gp[idx].ctl;
+	return VPMU_OK;
 }
 
 int vpmu_rdpmc(struct vpmu *pmu, uint32_t ecx, uint64_t *data)
 {
 	return pmu->vendor->rdpmc(pmu, ecx, data);
+}
+
+enum pmu_arch_event vpmu_gp_event(const struct vpmu *pmu, unsigned int idx)
+{
+	if (idx >= pmu->cfg.nr_gp)
+		return PMU_EV_NONE;
+	return pmu->vendor->decode_event(pmu->gp[idx].ctl);
 }
 
 bool vpmu_counters_set_from(const struct vpmu *pmu, unsigned int first_gp,
@@ -103,7 +132,7 @@ int vpmu_wrmsr_check(const struct vpmu *pmu, uint32_t msr, uint64_t data,
 	if (r->chk) {
 		if (r->chk(pmu, w->idx, data))
 			return VPMU_GP;
-	} else if (!r->wr) {
+	} else {
 		rsvd = r->rsvd ? reg_val(pmu, r->rsvd) : r->rsvd_bits;
 		if (data & rsvd)
 			return VPMU_GP;

@@ -7,8 +7,8 @@
  * counters of its event.
  *
  * A counter counts an event at a level when (docs/intel-pmu.md 3.1): it is enabled (EN,
- * or the fixed counter's OS/USR field), GLOBAL_CTRL enables it (v2+), the
- * counters are not frozen (CTR_Frz, v4+), it is programmed with that event
+ * or the fixed counter's OS/USR field), GLOBAL_CTRL enables it (where it
+ * exists), the counters are not frozen (CTR_Frz), it is programmed with that event
  * and the event is available, its CMASK/INV condition holds for one
  * occurrence, the operator's filter allows it, its OS (CPL 0) or USR
  * (CPL 1-3) bit is set, and, with EVTSEL.E, its edge has not yet come.
@@ -19,8 +19,8 @@
 
 static bool frozen(const struct vpmu *pmu)
 {
-	/* Streamlined freeze (v4+): CTR_Frz stops every counter (SDM 18.2.4.1). */
-	return pmu->cfg.version >= 4 && (pmu->global_status & GLOBAL_STATUS_CTR_FRZ);
+	/* Streamlined freeze (Intel v4+): CTR_Frz stops every counter (SDM 18.2.4.1). */
+	return pmu->caps.ctr_frz && (pmu->global_status & GLOBAL_STATUS_CTR_FRZ);
 }
 
 static bool event_available(const struct vpmu *pmu, enum pmu_arch_event ev)
@@ -66,8 +66,8 @@ static void reprogram_gp(struct vpmu *pmu, unsigned int i, bool off)
 		pmu->pmi_counters |= BIT_ULL(i);
 	if (off || !(ctl & EVTSEL_EN))
 		return;
-	/* Version 1 has no GLOBAL_CTRL: EN alone enables (docs/intel-pmu.md 3.1). */
-	if (pmu->cfg.version >= 2 && !(pmu->global_ctrl & BIT_ULL(i)))
+	/* Without GLOBAL_CTRL (Intel v1, AMD v1) EN alone enables (docs/intel-pmu.md 3.1). */
+	if (pmu->caps.global_ctrl && !(pmu->global_ctrl & BIT_ULL(i)))
 		return;
 	ev = pmu->vendor->decode_event(ctl);
 	if (!event_available(pmu, ev)) {

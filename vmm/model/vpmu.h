@@ -1,12 +1,16 @@
 /*
- * vpmu: a software model of the Intel architectural PMU, versions 1-5.
+ * vpmu: a software model of an x86 PMU, Intel's architectural PMU
+ * (versions 1-5, PEBS: intel.c) or AMD's core counters (legacy, core
+ * extension, PerfMonV2: amd.c), over one vendor-neutral core.
  *
  * Pure C with no KVM or OS dependency: the VMM drives it through the MSR
  * accessors and feeds it event counts from counting sources; unit tests drive
  * it the same way in-process.
  *
  * Index spaces (the same three as Linux KVM):
- *   - MSR number: 0xC1+x / 0x4C1+x (PMCx), 0x186+x (PERFEVTSELx), 0x309+i (FIXED_CTRi).
+ *   - MSR number: Intel 0xC1+x / 0x4C1+x (PMCx), 0x186+x (PERFEVTSELx),
+ *     0x309+i (FIXED_CTRi); AMD 0xC0010000+x / 0xC0010004+x (legacy),
+ *     0xC0010200+2x / +2x+1 (PERF_CTLx / PERF_CTRx).
  *   - RDPMC index: ECX[15:0] = x for GP counters, ECX[30] set + i for fixed.
  *   - Global PMC index: bit x for GP counter x, bit 32+i for fixed counter i, the
  *     layout of GLOBAL_CTRL, GLOBAL_STATUS and the overflow bitmaps below.
@@ -58,11 +62,33 @@ struct vpmu_pmc {
 	bool edge_prev;		/* previous condition, for EVTSEL.E */
 };
 
+/*
+ * What the configuration's PMU has beyond its counters, as its vendor
+ * model derives it at init (the refresh op): the vendor-neutral core tests
+ * these, never a version number.
+ */
+struct vpmu_caps {
+	/*
+	 * GLOBAL_CTRL gates every counter, GLOBAL_STATUS and its clear MSR
+	 * exist: Intel v2+ (docs/intel-pmu.md 3.1), AMD PerfMonV2.
+	 */
+	bool global_ctrl;
+	/* Intel v4+: GLOBAL_STATUS_SET and GLOBAL_INUSE (docs/intel-pmu.md 2.7, 2.8). */
+	bool global_status_set;
+	/* Intel v4+: the streamlined freeze, CTR_Frz stops every counter (docs/intel-pmu.md 3.6). */
+	bool ctr_frz;
+	/* DEBUGCTL's freeze-on-PMI bits are writable: Intel v2+ with PDCM (docs/intel-pmu.md 2.9). */
+	bool freeze_on_pmi;
+	/* AMD's core extension: six counters at 0xC0010200 (APM vol. 2 13.2). */
+	bool core_ext;
+};
+
 struct vpmu_vendor;
 
 struct vpmu {
 	struct vpmu_config cfg;
 	const struct vpmu_vendor *vendor;	/* MSRs, reset, event encodings */
+	struct vpmu_caps caps;
 	uint64_t gp_mask;		/* (1 << gp_width) - 1 */
 	uint64_t fixed_mask;
 
@@ -114,14 +140,15 @@ struct vpmu {
 };
 
 /*
- * Fills in defaults for fields left 0 where 0 is invalid for the version
- * (nr_gp, the widths, pebs_format), normalises (v0: no counters; v1: no fixed
- * counters; FW_WRITE needs PDCM) and checks ranges; -EINVAL if invalid.
+ * Fills in defaults for fields left 0 where 0 is invalid for the vendor and
+ * version (nr_gp, the widths, pebs_format), normalises (v0: no counters;
+ * Intel v1: no fixed counters; FW_WRITE needs PDCM; AMD: no PDCM) and checks
+ * ranges; -EINVAL if invalid, or for an unknown vendor.
  */
 int vpmu_config_validate(struct vpmu_config *cfg);
 
 /*
- * The full default configuration for `version` (0..5): 8 GP and 3 fixed
+ * Intel's full default configuration for `version` (0..5): 8 GP and 3 fixed
  * counters (none for v1), 48-bit widths, PDCM and FW_WRITE from v2, every
  * architectural event available, no PEBS.  vpmu_config_validate() cannot
  * default the version or the booleans because 0/false are meaningful there.
@@ -251,7 +278,7 @@ void vpmu_request_pmi(struct vpmu *pmu, uint64_t status);
 
 /*
  * Host-initiated (VMM, not guest) write of GLOBAL_STATUS, e.g. to restore
- * state: VPMU_GP if it sets a bit that does not exist for this version.
+ * state: VPMU_GP without a GLOBAL_STATUS, or for a bit it does not have.
  */
 int vpmu_set_global_status_host(struct vpmu *pmu, uint64_t data);
 
@@ -272,7 +299,11 @@ void vpmu_pebs_reload(struct vpmu *pmu, unsigned int idx, uint64_t value);
 /* Adaptive_Record of the counter at global index `idx` (EVTSEL 34, FIXED_CTR_CTRL 32+4i). */
 bool vpmu_pebs_adaptive(const struct vpmu *pmu, unsigned int idx);
 
-/* The architectural event a counter is programmed with (PMU_EV_NONE if none). */
+/*
+ * The event GP counter idx is programmed with, in its vendor's encoding
+ * (PMU_EV_NONE if none); the event of Intel's fixed counter idx (AMD has
+ * no fixed counters).
+ */
 enum pmu_arch_event vpmu_gp_event(const struct vpmu *pmu, unsigned int idx);
 enum pmu_arch_event vpmu_fixed_event(unsigned int idx);
 
