@@ -22,8 +22,9 @@ int main(void)
 		for (;;)
 			cpu_relax();
 	}
-	for (n = 0; mode == 2; n++)
-		printf("spin: line %llu\n", (unsigned long long)n);
+	if (mode == 2)
+		for (n = 0;; n++)
+			printf("spin: line %llu\n", (unsigned long long)n);
 	for (;;) {
 		cli();
 		hlt();
