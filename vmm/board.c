@@ -14,6 +14,7 @@
 #include "pebs/pebs.h"
 #include "pmu/pmu.h"
 #include "pmu/source.h"
+#include "pmu/vcpu_pmu.h"
 #include "profile/profile.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -41,10 +42,16 @@ static const struct vcpu_feature *const board_features[] = {
 	&profile_feature,
 };
 
+/* struct vcpu's feature arrays (machine/vcpu.h) hold every one of them. */
+_Static_assert(ARRAY_SIZE(board_features) <= VM_MAX_FEATURES, "more features than VM_MAX_FEATURES");
+
 const struct pmu_source_ops *const pmu_sources[] = {
 	&clock_source,
 	&exact_source,
 };
+
+/* struct vcpu_pmu's wrmsr_retires[] (pmu/vcpu_pmu.h) holds a hook of each. */
+_Static_assert(ARRAY_SIZE(pmu_sources) <= PMU_MAX_SOURCES, "more sources than PMU_MAX_SOURCES");
 
 const unsigned int pmu_nr_sources = ARRAY_SIZE(pmu_sources);
 

@@ -44,7 +44,7 @@ struct vcpu_feature {
 	bool (*debug_exit)(struct vcpu *vcpu);
 };
 
-/* Up to this many features per VM. */
+/* Up to this many features per VM (vmm/board.c asserts its list fits). */
 #define VM_MAX_FEATURES		12
 
 #endif

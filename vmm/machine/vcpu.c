@@ -249,6 +249,10 @@ uint64_t vcpu_get_msr(struct vcpu *vcpu, uint32_t index)
 	return v;
 }
 
+/* vcpu->warned has a bit for every enum log_once_vcpu (log.h). */
+_Static_assert(LOG_ONCE_NR <= 8 * sizeof(((struct vcpu *)0)->warned),
+	       "more per-vCPU warnings than bits in vcpu->warned");
+
 bool vcpu_warn_once(struct vcpu *vcpu, unsigned int what)
 {
 	return log_once_bit(&vcpu->warned, what);

@@ -203,7 +203,8 @@ static int pmu_vcpu_init(struct vcpu *vcpu)
 		if (!pmu_sources[i]->events(cfg))
 			continue;
 		p->sources |= 1u << i;
-		if (pmu_sources[i]->wrmsr_retires && p->nr_wrmsr_retires < PMU_MAX_SOURCES)
+		/* board.c asserts that wrmsr_retires[] has room for every source. */
+		if (pmu_sources[i]->wrmsr_retires)
 			p->wrmsr_retires[p->nr_wrmsr_retires++] = pmu_sources[i]->wrmsr_retires;
 	}
 	if (cfg->event_filter_path)
