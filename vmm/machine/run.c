@@ -18,6 +18,16 @@
 
 typedef void (*vcpu_exit_fn)(struct vcpu *vcpu);
 
+/*
+ * An exit the guest cannot go on from, after the line that says why: the
+ * vCPU's registers (where it was), then the VM stops.
+ */
+static void vcpu_dump_and_stop(struct vcpu *vcpu, enum vm_stop_reason reason)
+{
+	vcpu_dump_regs(vcpu);
+	vm_stop(vcpu->vm, reason);
+}
+
 static void exit_io(struct vcpu *vcpu)
 {
 	struct kvm_run *run = vcpu->run;
@@ -80,8 +90,7 @@ static void exit_shutdown(struct vcpu *vcpu)
 {
 	vcpu->exits[VCPU_EXIT_SHUTDOWN]++;
 	pr_err("vCPU %d: guest triple fault (shutdown)", vcpu->id);
-	vcpu_dump_regs(vcpu);
-	vm_stop(vcpu->vm, VM_STOP_TRIPLE_FAULT);
+	vcpu_dump_and_stop(vcpu, VM_STOP_TRIPLE_FAULT);
 }
 
 static void exit_system_event(struct vcpu *vcpu)
@@ -109,8 +118,7 @@ static void exit_internal_error(struct vcpu *vcpu)
 	       " (instruction emulation failed)" : "");
 	for (i = 0; i < run->internal.ndata && i < 16; i++)
 		pr_err("  data[%u] = 0x%llx", i, (unsigned long long)run->internal.data[i]);
-	vcpu_dump_regs(vcpu);
-	vm_stop(vcpu->vm, VM_STOP_KVM_ERROR);
+	vcpu_dump_and_stop(vcpu, VM_STOP_KVM_ERROR);
 }
 
 static void exit_fail_entry(struct vcpu *vcpu)
@@ -118,8 +126,7 @@ static void exit_fail_entry(struct vcpu *vcpu)
 	vcpu->exits[VCPU_EXIT_INTERNAL_ERROR]++;
 	pr_err("vCPU %d: KVM failed to enter the guest (hardware reason 0x%llx)", vcpu->id,
 	       (unsigned long long)vcpu->run->fail_entry.hardware_entry_failure_reason);
-	vcpu_dump_regs(vcpu);
-	vm_stop(vcpu->vm, VM_STOP_KVM_ERROR);
+	vcpu_dump_and_stop(vcpu, VM_STOP_KVM_ERROR);
 }
 
 /*
@@ -142,8 +149,7 @@ static void exit_debug(struct vcpu *vcpu)
 	pr_err("vCPU %d: debug exit pmuvm could not pass on (%s; exception %u, pc %#llx, dr6 %#llx, dr7 %#llx)",
 	       vcpu->id, strerror(-r), a->exception, (unsigned long long)a->pc,
 	       (unsigned long long)a->dr6, (unsigned long long)a->dr7);
-	vcpu_dump_regs(vcpu);
-	vm_stop(vcpu->vm, VM_STOP_KVM_ERROR);
+	vcpu_dump_and_stop(vcpu, VM_STOP_KVM_ERROR);
 }
 
 static const vcpu_exit_fn exit_handlers[] = {
@@ -318,8 +324,7 @@ void *vcpu_thread(void *arg)
 		}
 		vcpu->exits[VCPU_EXIT_OTHER]++;
 		pr_err("vCPU %d: unexpected KVM exit reason %u", vcpu->id, reason);
-		vcpu_dump_regs(vcpu);
-		vm_stop(vm, VM_STOP_KVM_ERROR);
+		vcpu_dump_and_stop(vcpu, VM_STOP_KVM_ERROR);
 	}
 	/* Where a hung guest was is the first thing to ask; -v tells. */
 	if (log_verbosity > 0 &&
@@ -467,19 +472,23 @@ static int vm_wait(struct vm *vm)
 	return 0;
 }
 
+void vm_stop_init(struct vm *vm)
+{
+	pthread_condattr_t ca;
+
+	pthread_mutex_init(&vm->stop_lock, NULL);
+	/* vm_wait()'s deadlines are CLOCK_MONOTONIC times, not wall-clock ones. */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&vm->stop_cond, &ca);
+	pthread_condattr_destroy(&ca);
+}
+
 int vm_run(struct vm *vm)
 {
 	struct sigaction sa = { .sa_handler = kick_handler };
-	pthread_condattr_t ca;
 	sigset_t set;
 	unsigned int i;
-
-	/* The stop condition waits on CLOCK_MONOTONIC, not wall-clock time. */
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_destroy(&vm->stop_cond);
-	pthread_cond_init(&vm->stop_cond, &ca);
-	pthread_condattr_destroy(&ca);
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(VCPU_KICK_SIGNAL, &sa, NULL);

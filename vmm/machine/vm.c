@@ -110,8 +110,7 @@ int vm_create(struct vm *vm, const struct pmuvm_config *cfg, const struct board 
 	vm->board = board;
 	vm->kvm_fd = vm->vm_fd = -1;
 	vm->ram_size = cfg->mem_size;
-	pthread_mutex_init(&vm->stop_lock, NULL);
-	pthread_cond_init(&vm->stop_cond, NULL);
+	vm_stop_init(vm);
 
 	r = kvm_open(cfg->kvm_device, &vm->kvm_fd);
 	if (r)

@@ -71,7 +71,6 @@ struct vm {
 	uint32_t debug_exit_value;
 	int stop_signal;		/* VM_STOP_SIGNAL: which one */
 	int signal_pending;		/* vm_signal() asked, vm_run() stops (stop_lock) */
-	unsigned int nr_running;
 
 	/*
 	 * Called every tick_period_s by the thread waiting in vm_run() while
@@ -98,6 +97,8 @@ int vm_create(struct vm *vm, const struct pmuvm_config *cfg, const struct board 
 int vm_create_vcpus(struct vm *vm);
 void vm_destroy(struct vm *vm);
 
+/* The stop protocol's lock and condition (run.c): once, by vm_create(). */
+void vm_stop_init(struct vm *vm);
 /* Starts the vCPU threads, waits until the guest stops; returns the exit status. */
 int vm_run(struct vm *vm);
 
