@@ -3,13 +3,15 @@
  *
  * The DS management area and the PEBS buffer are guest linear addresses
  * (docs/intel-pmu.md 4.1), translated by walking the guest's page tables at the assist.
- * Every range is translated and checked page by page before anything is
- * written, so a bad pointer drops the whole record instead of leaving half
- * of one; the copies themselves go through guest_linear_read/write, which
- * can only reach guest RAM.  What hardware does on a DS fault is
- * UNCONFIRMED (docs/intel-pmu.md 8 item 7); dropping and counting is the choice here.
+ * Each range is walked once, page by page, into host pointers that
+ * guest_mem_ptr() has checked lie in guest RAM; only when every page of
+ * the record and of the index field is reachable is anything written, so
+ * a bad pointer drops the whole record instead of leaving half of one.
+ * What hardware does on a DS fault is UNCONFIRMED (docs/intel-pmu.md 8
+ * item 7); dropping and counting is the choice here.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "pebs/pebs.h"
 
@@ -20,38 +22,66 @@ enum drop {
 	DROP_NOT_RAM,
 };
 
-/* Whether [la, la+len) is guest RAM reachable for `access`, and if not, why. */
-static enum drop ds_check(const struct guest_mem *mem, const struct paging_state *ps,
-			  uint64_t la, uint64_t len, unsigned int access)
+/* A linear range as the host pointers of its pieces, one per page it touches. */
+#define DS_MAX_PIECES	(PEBS_RECORD_MAX / 0x1000 + 2)
+struct ds_range {
+	uint8_t *host[DS_MAX_PIECES];
+	size_t len[DS_MAX_PIECES];
+	unsigned int n;
+};
+
+/*
+ * Translates [la, la+len), len <= PEBS_RECORD_MAX, for `access`: DROP_NONE
+ * with every piece in *r, or why the range is not guest RAM reachable so.
+ */
+static enum drop ds_map(const struct guest_mem *mem, const struct paging_state *ps,
+			uint64_t la, uint64_t len, unsigned int access, struct ds_range *r)
 {
+	r->n = 0;
+	if (len > PEBS_RECORD_MAX)	/* more pieces than *r holds: never a DS field or record */
+		return DROP_UNMAPPED;
 	if (la + (len - 1) < la)
 		return DROP_NONCANONICAL;	/* wraps the linear address space */
 	while (len) {
 		uint64_t chunk = 0x1000 - (la & 0xfff), gpa;
-		int r;
+		int e;
 
 		if (chunk > len)
 			chunk = len;
-		r = pagewalk(mem, ps, la, access, &gpa);
-		if (r == -EINVAL)
+		e = pagewalk(mem, ps, la, access, &gpa);
+		if (e == -EINVAL)
 			return DROP_NONCANONICAL;
-		if (r)
+		if (e)
 			return DROP_UNMAPPED;
-		if (!guest_mem_ptr(mem, gpa, chunk))
+		r->host[r->n] = guest_mem_ptr(mem, gpa, chunk);
+		if (!r->host[r->n])
 			return DROP_NOT_RAM;
+		r->len[r->n++] = chunk;
 		la += chunk;
 		len -= chunk;
 	}
 	return DROP_NONE;
 }
 
+static void ds_store(const struct ds_range *r, const void *buf)
+{
+	const uint8_t *b = buf;
+	unsigned int i;
+
+	for (i = 0; i < r->n; b += r->len[i], i++)
+		memcpy(r->host[i], b, r->len[i]);
+}
+
 static enum drop ds_read(const struct guest_mem *mem, const struct paging_state *ps,
 			 uint64_t la, uint64_t *v)
 {
-	enum drop d = ds_check(mem, ps, la, sizeof(*v), 0);
+	struct ds_range r;
+	uint8_t *b = (uint8_t *)v;
+	enum drop d = ds_map(mem, ps, la, sizeof(*v), 0, &r);
+	unsigned int i;
 
-	if (d == DROP_NONE && guest_linear_read(mem, ps, la, v, sizeof(*v)))
-		d = DROP_UNMAPPED;
+	for (i = 0; d == DROP_NONE && i < r.n; b += r.len[i], i++)
+		memcpy(b, r.host[i], r.len[i]);
 	return d;
 }
 
@@ -104,6 +134,7 @@ enum pebs_result pebs_assist(struct vpmu *pmu, const struct guest_mem *mem,
 			     struct pebs_stats *stats)
 {
 	uint8_t rec[PEBS_RECORD_MAX];
+	struct ds_range record_at, index_at;
 	struct ds_pebs ds;
 	uint64_t armed = vpmu_take_pebs_armed(pmu), groups, index;
 	unsigned int idx;
@@ -125,17 +156,16 @@ enum pebs_result pebs_assist(struct vpmu *pmu, const struct guest_mem *mem,
 	}
 	groups = pebs_record_groups(pmu, armed);
 	size = pebs_record_build(pmu->cfg.pebs_format, groups, st, armed, rec);
-	if ((d = ds_check(mem, ps, pmu->ds_area + DS_PEBS_INDEX, 8, PW_WRITE)) ||
-	    (d = ds_check(mem, ps, ds.index, size, PW_WRITE)) ||
-	    guest_linear_write(mem, ps, ds.index, rec, size)) {
-		count_drop(stats, d ? d : DROP_UNMAPPED);
+	/* Both ranges reachable, or nothing written. */
+	if ((d = ds_map(mem, ps, pmu->ds_area + DS_PEBS_INDEX, sizeof(index), PW_WRITE,
+			&index_at)) ||
+	    (d = ds_map(mem, ps, ds.index, size, PW_WRITE, &record_at))) {
+		count_drop(stats, d);
 		return PEBS_DROPPED;
 	}
 	index = ds.index + size;
-	if (guest_linear_write(mem, ps, pmu->ds_area + DS_PEBS_INDEX, &index, sizeof(index))) {
-		count_drop(stats, DROP_UNMAPPED);
-		return PEBS_DROPPED;
-	}
+	ds_store(&record_at, rec);
+	ds_store(&index_at, &index);
 	stats->records++;
 
 	/* Step 5: only the counters this record is for are reloaded. */
