@@ -1,7 +1,8 @@
 #!/bin/sh
 # Runs every test of build dir $1 and prints one closing line:
-#   "tests: N passed, N failed, N skipped"  (checks; each extra script is one,
-#   and each SKIP line it prints one skipped)
+#   "tests: N passed, N failed, N skipped"  (checks, a check whose TAP line
+#   has the SKIP directive skipped; each extra script is one, and each
+#   "SKIP:" line it prints one skipped)
 #
 #   run-tests.sh O            unit tests, system tests, scripts/check-*.sh
 #   run-tests.sh O --lab      system tests in the lab only, and their reports
@@ -29,9 +30,10 @@ xfail=0
 failed_names=""
 
 # Adds one Check binary's log to the totals: its TAP lines ("ok"/"not ok N -
-# FILE:TCASE:TEST: message") and the tests that printed "SKIP: <test>:
-# <reason>". A failing test named in the known-failures file $4 (if any) is
-# counted there, not as a failure, and reported with its reason every time.
+# FILE:TCASE:TEST: message"), a skipped test's being "ok N - FILE # SKIP
+# reason:TCASE:TEST: Passed" (TEST_SKIP, tests/lib/skip.c). A failing test
+# named in the known-failures file $4 (if any) is counted there, not as a
+# failure, and reported with its reason every time.
 count_log() {
 	log=$1 what=$2 st=$3 known=${4:-}
 	[ -n "$known" ] || known=/dev/null
@@ -43,7 +45,7 @@ count_log() {
 			split(substr($0, index($0, " - ") + 3), p, ":")
 			if (p[3] in k) x++; else f++
 		}
-		/^SKIP: / { s++ }
+		/^ok [0-9]+ - [^ ]* # SKIP/ { s++ }
 		/^total: [0-9]+ checks run/ { t += $2; tl = 1 }
 		END { printf "%d %d %d %d %d\n", n, f, s, x, (tl ? t : -1) }' "$log")
 	n=$1 f=$2 s=$3 x=$4 t=$5
@@ -62,8 +64,9 @@ count_log() {
 	[ "$known" = /dev/null ] || kf=", $x known failures"
 	echo "-- $what: $n checks, $((n - f - s - x)) passed, $f failed, $s skipped$kf"
 	if [ "$s" -gt 0 ]; then
-		sed -n 's/^SKIP: /   skipped: /p' "$log" | sort | uniq -c |
-			sed 's/^ *\([0-9]*\) *\(.*\)$/\2 (x\1)/; s/ (x1)$//'
+		sed -n 's/^ok [0-9]* - [^ ]* # SKIP \(.*\):[^:]*:\([^:]*\): Passed$/skipped: \2: \1/p' \
+			"$log" | sort | uniq -c |
+			sed 's/^ *\([0-9]*\) \(.*\)$/   \2 (x\1)/; s/ (x1)$//'
 	fi
 	if [ "$known" != /dev/null ]; then
 		# Each listed test: failed as known (with the reason), or passed now.

@@ -5,7 +5,8 @@
  * variables select a subset; PMUVM_TESTS_SKIP=N skips the first N suites
  * (scripts/run-tests.sh resumes a run that the lab's own failure cut short,
  * counting the suites by Check's "Running suite(s)" lines). The last line
- * totals the checks run.
+ * totals the checks run, those that failed and those skipped (TEST_SKIP,
+ * suite.h), which Check counts as passed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,18 @@ void test_suite_register(test_suite_fn fn)
 	suites[nr_suites++] = fn;
 }
 
+/* The checks a finished runner ran that were skips (suite.h). */
+static int nr_skipped(SRunner *sr)
+{
+	TestResult **results = srunner_results(sr);
+	int i, n = srunner_ntests_run(sr), skipped = 0;
+
+	for (i = 0; i < n; i++)
+		skipped += test_result_skipped(results[i]);
+	free(results);
+	return skipped;
+}
+
 static double mono_s(void)
 {
 	struct timespec ts;
@@ -38,7 +51,7 @@ static double mono_s(void)
 int main(void)
 {
 	const char *skip = getenv("PMUVM_TESTS_SKIP");
-	int i, run = 0, failed = 0, first = skip ? atoi(skip) : 0;
+	int i, run = 0, failed = 0, skipped = 0, first = skip ? atoi(skip) : 0;
 	double t0 = mono_s();
 
 	/* Lines reach a pipe as they are written (TAP: CK_TAP_LOG_FILE_NAME=-). */
@@ -55,8 +68,8 @@ int main(void)
 			srunner_add_suite(sr, suites[i]());
 		srunner_run_all(sr, CK_ENV);
 		failed = srunner_ntests_failed(sr);
-		printf("total: %d checks run, %d failed (%.0f s)\n", srunner_ntests_run(sr), failed,
-		       mono_s() - t0);
+		printf("total: %d checks run, %d failed, %d skipped (%.0f s)\n",
+		       srunner_ntests_run(sr), failed, nr_skipped(sr), mono_s() - t0);
 		srunner_free(sr);
 		return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 	}
@@ -75,9 +88,11 @@ int main(void)
 			printf("(%.1f s)\n", mono_s() - ts);
 		run += n;
 		failed += srunner_ntests_failed(sr);
+		skipped += nr_skipped(sr);
 		srunner_free(sr);
 		fflush(stdout);
 	}
-	printf("total: %d checks run, %d failed (%.0f s)\n", run, failed, mono_s() - t0);
+	printf("total: %d checks run, %d failed, %d skipped (%.0f s)\n", run, failed, skipped,
+	       mono_s() - t0);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -31,12 +31,14 @@ const char *guest_path(const char *name)
 }
 
 static char tmpdir[256];
+static pid_t tmpdir_owner;
 
+/* Only the process that made it removes it, not a child it forked that exits. */
 static void tmpdir_cleanup(void)
 {
 	char cmd[300];
 
-	if (tmpdir[0] && !getenv("KEEP_TEST_TMP")) {
+	if (tmpdir[0] && getpid() == tmpdir_owner && !getenv("KEEP_TEST_TMP")) {
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 		if (system(cmd))
 			fprintf(stderr, "warning: could not remove %s\n", tmpdir);
@@ -52,6 +54,7 @@ const char *test_tmpdir(void)
 			exit(2);
 		}
 		chmod(tmpdir, 0755);
+		tmpdir_owner = getpid();
 		atexit(tmpdir_cleanup);
 	}
 	return tmpdir;

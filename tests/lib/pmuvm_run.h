@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "suite.h"
+
 struct pmuvm_result {
 	int status;		/* exit status, or 128+signal */
 	char *out;		/* stdout, NUL-terminated */
@@ -48,14 +50,12 @@ bool have_program(const char *prog);
 /* NULL if /dev/kvm is usable, else why not. */
 const char *kvm_unusable_reason(void);
 
-/* At the top of a test that needs KVM: prints "SKIP: <reason>" and returns. */
+/* At the top of a test that needs KVM: skips it (TEST_SKIP) with the reason. */
 #define REQUIRE_KVM()							\
 	do {								\
 		const char *why_ = kvm_unusable_reason();		\
-		if (why_) {						\
-			printf("SKIP: %s: %s\n", __func__, why_);	\
-			return;						\
-		}							\
+		if (why_)						\
+			TEST_SKIP("%s", why_);				\
 	} while (0)
 
 char *read_file_str(const char *path);	/* malloc'd, or NULL */

@@ -6,6 +6,7 @@
 #define TESTS_SUITE_H
 
 #include <check.h>
+#include <stdbool.h>
 
 typedef Suite *(*test_suite_fn)(void);
 
@@ -16,5 +17,26 @@ void test_suite_register(test_suite_fn fn);
 	{								\
 		test_suite_register(fn);				\
 	}
+
+/*
+ * A test that cannot run here ends with TEST_SKIP("reason", ...) (a printf
+ * format): it passes for Check, and its TAP line carries TAP's SKIP
+ * directive, "ok N - FILE # SKIP reason:TCASE:TEST: Passed", which
+ * scripts/run-tests.sh and main()'s closing line count as a skip (skip.c
+ * says how). A helper that decides for its test calls test_skip(...) and
+ * the test returns at once, before any other check.
+ */
+#define TEST_SKIP(...)							\
+	do {								\
+		test_skip(__VA_ARGS__);					\
+		return;							\
+	} while (0)
+#define test_skip(...)	test_skip_at(__FILE__, __LINE__, __VA_ARGS__)
+void test_skip_at(const char *file, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* The directive, and whether a finished test was skipped (main.c's count). */
+#define TEST_SKIP_DIRECTIVE	" # SKIP"
+bool test_result_skipped(TestResult *tr);
 
 #endif

@@ -391,14 +391,10 @@ START_TEST(test_kvm_permission_denied)
 	char *err;
 	int st;
 
-	if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK)) {
-		printf("SKIP: %s: needs root and setpriv to drop privileges\n", __func__);
-		return;
-	}
-	if (access("/dev/kvm", F_OK)) {
-		printf("SKIP: %s: this machine has no /dev/kvm to be refused\n", __func__);
-		return;
-	}
+	if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK))
+		TEST_SKIP("needs root and setpriv to drop privileges");
+	if (access("/dev/kvm", F_OK))
+		TEST_SKIP("this machine has no /dev/kvm to be refused");
 	/* As nobody, a root-only /dev/kvm cannot be opened. */
 	snprintf(cmd, sizeof(cmd),
 		 "cp %s %s/pmuvm-copy && chmod 755 %s/pmuvm-copy && chmod 644 %s && "
@@ -409,9 +405,8 @@ START_TEST(test_kvm_permission_denied)
 	err = read_file_str(tmp_path("perm.err"));
 	ck_assert_ptr_nonnull(err);
 	if (strstr(err, "permission denied") == NULL && WEXITSTATUS(st) == 0) {
-		printf("SKIP: %s: /dev/kvm is usable by nobody on this host\n", __func__);
 		free(err);
-		return;
+		TEST_SKIP("/dev/kvm is usable by nobody on this host");
 	}
 	ck_assert_msg(WEXITSTATUS(st) == PMUVM_EXIT_NO_KVM, "status %d: %s", WEXITSTATUS(st), err);
 	ck_assert_msg(strstr(err, "/dev/kvm: permission denied"), "stderr: %s", err);
@@ -430,9 +425,8 @@ START_TEST(test_cpus_above_kvm_limit)
 	pmuvm_run(&r, "--cpus", "4096", imgcopy);
 	/* Hosts that do allow 4096 vCPUs have nothing to refuse. */
 	if (r.status == ((5 << 1) | 1)) {
-		printf("SKIP: %s: this KVM allows 4096 vCPUs\n", __func__);
 		pmuvm_result_free(&r);
-		return;
+		TEST_SKIP("this KVM allows 4096 vCPUs");
 	}
 	expect_error(&r, PMUVM_EXIT_USAGE, "--cpus 4096: KVM on this host allows at most");
 	pmuvm_result_free(&r);

@@ -87,15 +87,15 @@ static void assert_agree(const char *out)
 	}
 }
 
-/* scripts/pmuvm-compare with pmuvm's PMU `pmu`; false (after a SKIP line) without QEMU. */
-static bool run_compare(struct pmuvm_result *r, const char *pmu, const char *test)
+/* scripts/pmuvm-compare with pmuvm's PMU `pmu`; false (after test_skip()) without QEMU. */
+static bool run_compare(struct pmuvm_result *r, const char *pmu)
 {
 	const char *script = getenv("PMUVM_COMPARE") ? getenv("PMUVM_COMPARE")
 						      : "scripts/pmuvm-compare";
 	char guest[4096];
 
 	if (!have_program("qemu-system-x86_64")) {
-		printf("SKIP: %s: qemu-system-x86_64 is not installed\n", test);
+		test_skip("qemu-system-x86_64 is not installed");
 		return false;
 	}
 	snprintf(guest, sizeof(guest), "%s", guest_path("compare"));
@@ -126,7 +126,7 @@ START_TEST(test_compare_qemu_kvm_vs_pmuvm)
 	struct table_row row;
 
 	REQUIRE_KVM();
-	if (!run_compare(&r, "intel", __func__))
+	if (!run_compare(&r, "intel"))
 		return;
 
 	row = table_row(r.out, "PMU version (CPUID.0AH)");
@@ -184,7 +184,7 @@ START_TEST(test_compare_amd)
 	struct table_row row;
 
 	REQUIRE_KVM();
-	if (!run_compare(&r, "amd", __func__))
+	if (!run_compare(&r, "amd"))
 		return;
 	for (unsigned int i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		row = table_row(r.out, rows[i][0]);

@@ -38,12 +38,12 @@ static bool host_probe_says(const char *guest, const char *line)
 	return says;
 }
 
-/* False, after printing SKIP for `test`, where the host cannot step CPL3. */
-static bool user_mode_steppable(const char *test)
+/* False, after test_skip(), where the host cannot step CPL3. */
+static bool user_mode_steppable(void)
 {
 	if (host_probe_says("exact_user", "exact counting: this host can single-step user mode"))
 		return true;
-	printf("SKIP: %s: this host cannot single-step user mode (CPL3)\n", test);
+	test_skip("this host cannot single-step user mode (CPL3)");
 	return false;
 }
 
@@ -58,10 +58,8 @@ START_TEST(test_exact_trap_handlers)
 	struct pmuvm_result r;
 
 	REQUIRE_KVM();
-	if (!host_probe_says("exact_off", "guest kernel mode (CPL0) runs natively")) {
-		printf("SKIP: %s: KVM emulates guest kernel mode here\n", __func__);
-		return;
-	}
+	if (!host_probe_says("exact_off", "guest kernel mode (CPL0) runs natively"))
+		TEST_SKIP("KVM emulates guest kernel mode here");
 	pmuvm_run(&r, "--append", "traps", "--timeout", "60", guest_path("exact_count"));
 	expect_guest_pass(&r, "exact_count traps");
 	expect_guest_ok(&r, "the #UD and #BP handlers counted");
@@ -203,7 +201,7 @@ START_TEST(test_exact_syscall)
 	bool follows;
 
 	REQUIRE_KVM();
-	if (!user_mode_steppable(__func__))
+	if (!user_mode_steppable())
 		return;
 	pmuvm_run(&r, "--report", rep, "--timeout", "60", guest_path("exact_syscall"));
 	expect_guest_pass(&r, "exact_syscall");
@@ -252,15 +250,15 @@ static void expect_counts(const char *out, const char *what)
 
 /*
  * Runs exact_kernel_run with `append` on its command line (NULL: none) and
- * loads its report; NULL, after printing SKIP, where CPL3 is not steppable
+ * loads its report; NULL, after test_skip(), where CPL3 is not steppable
  * or breakpoints do not fire.
  */
-static json_object *kernel_run_boot(struct pmuvm_result *r, const char *test, const char *append)
+static json_object *kernel_run_boot(struct pmuvm_result *r, const char *append)
 {
 	const char *rep = tmp_path("kernel_run.json");
 	json_object *root;
 
-	if (!user_mode_steppable(test))
+	if (!user_mode_steppable())
 		return NULL;
 	if (append)
 		pmuvm_run(r, "--report", rep, "--timeout", "120", "--append", append,
@@ -270,7 +268,7 @@ static json_object *kernel_run_boot(struct pmuvm_result *r, const char *test, co
 	expect_guest_pass(r, "exact_kernel_run");
 	root = report_load(rep);
 	if (!json_u64(root, "debug.host.hw_breakpoints_fire")) {
-		printf("SKIP: %s: execution breakpoints do not fire on this host\n", test);
+		test_skip("execution breakpoints do not fire on this host");
 		json_object_put(root);
 		pmuvm_result_free(r);
 		return NULL;
@@ -284,7 +282,7 @@ START_TEST(test_exact_kernel_run)
 	json_object *root;
 
 	REQUIRE_KVM();
-	root = kernel_run_boot(&r, __func__, NULL);
+	root = kernel_run_boot(&r, NULL);
 	if (!root)
 		return;
 	expect_counts(r.out, "syscalls");
@@ -329,7 +327,7 @@ START_TEST(test_exact_kernel_run_enabled_inside)
 	const char *p;
 
 	REQUIRE_KVM();
-	root = kernel_run_boot(&r, __func__, "enabled");
+	root = kernel_run_boot(&r, "enabled");
 	if (!root)
 		return;
 	expect_counts(r.out, "enabled");
@@ -416,9 +414,9 @@ START_TEST(test_exact_rdpmc_late)
 	root = report_load(rep);
 	if (json_u64(root, "debug.host.rdpmc_answered_by_kvm") &&
 	    !json_u64(root, "debug.rdpmc_trap_sites")) {
-		printf("SKIP: %s: this host's KVM answers RDPMC and pmuvm left the image's RDPMCs as they are (-v says why)\n",
-		       __func__);
-		goto out;
+		json_object_put(root);
+		pmuvm_result_free(&r);
+		TEST_SKIP("this host's KVM answers RDPMC and pmuvm left the image's RDPMCs as they are (-v says why)");
 	}
 	expect_guest_pass(&r, "rdpmc_late");
 	expect_guest_ok(&r, "rdpmc late of every counter");
@@ -452,7 +450,6 @@ START_TEST(test_exact_rdpmc_late)
 	}
 	/* The two RDPMCs that fault at CPL0, CPL3 without CR4.PCE, RDMSR of MSR 2. */
 	ck_assert_uint_eq(json_u64(root, "vcpus.0.debug.rdpmc.gp_passed_on"), 4);
-out:
 	json_object_put(root);
 	pmuvm_result_free(&r);
 }
@@ -660,9 +657,8 @@ START_TEST(test_exact_pmi_resume)
 		  (json_object_get_boolean(json_get(caps, "hw_breakpoints_fire")) &&
 		   json_object_get_boolean(json_get(caps, "step_holds_interrupts")));
 	if (!follows) {
-		printf("SKIP: %s: this host's handlers run unstepped\n", __func__);
 		pmuvm_result_free(&r);
-		return;
+		TEST_SKIP("this host's handlers run unstepped");
 	}
 	if (_i == 1)
 		ck_assert_uint_eq(expect_guest_value(&r, "x2apic", 0), 0);

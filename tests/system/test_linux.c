@@ -94,7 +94,7 @@ struct linux_boot {
 /*
  * Packs the initramfs (tests/linux/mkinitramfs, with perf when `perf`)
  * into `initrd` and puts the kernel to boot it with in `kernel`. False
- * (after printing SKIP) if a Linux boot is not tried here or the image
+ * (after test_skip()) if a Linux boot is not tried here or the image
  * cannot be built here.
  */
 static bool linux_image(struct pmuvm_result *r, bool perf, char *initrd, size_t initrd_len,
@@ -104,7 +104,7 @@ static bool linux_image(struct pmuvm_result *r, bool perf, char *initrd, size_t 
 	char *nl;
 
 	if (unsuitable) {
-		printf("SKIP: Linux boot: %s\n", unsuitable);
+		test_skip("Linux boot: %s", unsuitable);
 		return false;
 	}
 	snprintf(initrd, initrd_len, "%s", tmp_path(perf ? "perf.cpio" : "linux.cpio"));
@@ -113,7 +113,7 @@ static bool linux_image(struct pmuvm_result *r, bool perf, char *initrd, size_t 
 		(const char *const[]){ "tests/linux/mkinitramfs", perf ? "--perf" : initrd,
 				       perf ? initrd : NULL, NULL });
 	if (r->status == 77) {
-		printf("SKIP: %s image: %s", perf ? "perf" : "Linux", r->err);
+		test_skip("%s image: %s", perf ? "perf" : "Linux", r->err);
 		pmuvm_result_free(r);
 		return false;
 	}
@@ -126,7 +126,7 @@ static bool linux_image(struct pmuvm_result *r, bool perf, char *initrd, size_t 
 	return true;
 }
 
-/* Boots the image linux_image() packs under pmuvm as `b` says; false after a SKIP. */
+/* Boots the image linux_image() packs under pmuvm as `b` says; false after test_skip(). */
 static bool linux_boot(struct pmuvm_result *r, const struct linux_boot *b)
 {
 	const char *pmu = b->pmu, *end = b->end;
@@ -306,10 +306,8 @@ START_TEST(test_linux_perf_under_qemu_kvm)
 	int attempt;
 
 	REQUIRE_KVM();
-	if (!have_program("qemu-system-x86_64")) {
-		printf("SKIP: %s: qemu-system-x86_64 is not installed\n", __func__);
-		return;
-	}
+	if (!have_program("qemu-system-x86_64"))
+		TEST_SKIP("qemu-system-x86_64 is not installed");
 	if (!linux_image(&r, true, initrd, sizeof(initrd), kernel, sizeof(kernel)))
 		return;
 	/*
@@ -335,10 +333,8 @@ START_TEST(test_linux_perf_under_qemu_kvm)
 	ck_assert_msg(strstr(r.out, "pmuvm-linux: userspace up"), "QEMU/KVM: no user space "
 		      "(status %d):\n%s\n%s", r.status, tail(r.out, 2400), tail(r.err, 800));
 	if (!strstr(r.out, "Performance Events: PMU not available due to virtualization")) {
-		printf("SKIP: %s: QEMU/KVM on this host gives the guest a PMU: nothing to "
-		       "contrast\n", __func__);
 		pmuvm_result_free(&r);
-		return;
+		TEST_SKIP("QEMU/KVM on this host gives the guest a PMU: nothing to contrast");
 	}
 	ck_assert_str_eq(perf_line(&r, "pmuvm-linux: perf stat user: ", v, sizeof(v)),
 			 "status 0 instructions:u=<not supported> branches:u=<not supported>");
@@ -376,9 +372,8 @@ START_TEST(test_linux_rr)
 	if (!linux_boot(&r, &rr_boots[_i]))
 		return;
 	if (strstr(r.out, "pmuvm-linux: rr: not in the image")) {
-		printf("SKIP: rr: not installed here (Debian package rr; make deps)\n");
 		pmuvm_result_free(&r);
-		return;
+		TEST_SKIP("rr: not installed here (Debian package rr; make deps)");
 	}
 	for (unsigned int m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
 		snprintf(prefix, sizeof(prefix), "pmuvm-linux: rr record %s: ", modes[m]);

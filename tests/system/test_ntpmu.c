@@ -48,10 +48,8 @@ START_TEST(test_ntpmu_under_qemu_kvm)
 	struct pmuvm_result q;
 
 	REQUIRE_KVM();
-	if (!have_program("qemu-system-x86_64")) {
-		printf("SKIP: %s: qemu-system-x86_64 is not installed\n", __func__);
-		return;
-	}
+	if (!have_program("qemu-system-x86_64"))
+		TEST_SKIP("qemu-system-x86_64 is not installed");
 	cmd_run_args(&q, "qemu-system-x86_64", "-machine", "pc", "-accel", "kvm",
 		     "-bios", "qboot.rom",	/* SeaBIOS takes ~15 s here (qemu-configs/) */
 		     "-cpu", "qemu64,+x2apic,pmu=on", "-m", "256", "-nographic", "-no-reboot",
@@ -59,9 +57,8 @@ START_TEST(test_ntpmu_under_qemu_kvm)
 		     "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04");
 	ck_assert_msg(q.status == 1, "QEMU status %d\n%s\n%s", q.status, q.out, q.err);
 	if (!strstr(q.out, "ntpmu: pmu version 0,")) {
-		printf("SKIP: %s: QEMU/KVM on this host offers a PMU\n", __func__);
 		pmuvm_result_free(&q);
-		return;
+		TEST_SKIP("QEMU/KVM on this host offers a PMU");
 	}
 	ck_assert_msg(strstr(q.out, "ntpmu: no architectural PMU: KeSetHardwareCounterConfiguration"
 			     " -> STATUS_NOT_IMPLEMENTED (0xc0000002)\n"), "%s", q.out);

@@ -92,10 +92,8 @@ START_TEST(test_ntpmu_etw_under_qemu_kvm)
 	struct pmuvm_result q;
 
 	REQUIRE_KVM();
-	if (!have_program("qemu-system-x86_64")) {
-		printf("SKIP: %s: qemu-system-x86_64 is not installed\n", __func__);
-		return;
-	}
+	if (!have_program("qemu-system-x86_64"))
+		TEST_SKIP("qemu-system-x86_64 is not installed");
 	cmd_run_args(&q, "qemu-system-x86_64", "-machine", "pc", "-accel", "kvm",
 		     "-cpu", "qemu64,+x2apic,pmu=on", "-m", "256", "-nographic", "-no-reboot",
 		     /* SeaBIOS alone ran past 120 s in the lab now and then */
@@ -104,9 +102,8 @@ START_TEST(test_ntpmu_etw_under_qemu_kvm)
 		     "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04");
 	ck_assert_msg(q.status == GUEST_PASS, "QEMU status %d\n%s\n%s", q.status, q.out, q.err);
 	if (!strstr(q.out, "ntpmu_etw: pmu version 0,")) {
-		printf("SKIP: %s: QEMU/KVM on this host offers a PMU\n", __func__);
 		pmuvm_result_free(&q);
-		return;
+		TEST_SKIP("QEMU/KVM on this host offers a PMU");
 	}
 	expect_no_pmu_lines(q.out);
 	/* QEMU has no ucall port: its verdict is the console's. */

@@ -276,11 +276,8 @@ static bool run_private_dev(struct pmuvm_result *r, char types[4], const char *c
 #define RUN_PRIVATE_DEV(r, types, ...)							\
 	do {										\
 		if (!run_private_dev(r, types,						\
-				     (const char *const[]){ __VA_ARGS__, NULL })) {		\
-			printf("SKIP: %s: needs root and a private mount namespace\n",	\
-			       __func__);						\
-			return;								\
-		}									\
+				     (const char *const[]){ __VA_ARGS__, NULL }))		\
+			TEST_SKIP("needs root and a private mount namespace");		\
 	} while (0)
 
 /* ---- tests ------------------------------------------------------------------ */

@@ -18,10 +18,8 @@ START_TEST(test_qemu_kvm_has_no_pmu_pmuvm_does)
 	const char *cpuid_line;
 
 	REQUIRE_KVM();
-	if (!have_program("qemu-system-x86_64")) {
-		printf("SKIP: %s: qemu-system-x86_64 is not installed\n", __func__);
-		return;
-	}
+	if (!have_program("qemu-system-x86_64"))
+		TEST_SKIP("qemu-system-x86_64 is not installed");
 	/*
 	 * -cpu host cannot start on this kvm_pvm host (QEMU fails to set
 	 * IA32_ARCH_CAPABILITIES); qemu64 with pmu=on is the PMU QEMU/KVM offers.
@@ -34,8 +32,7 @@ START_TEST(test_qemu_kvm_has_no_pmu_pmuvm_does)
 	cpuid_line = strstr(q.out, "demo: pmu version");
 	if (q.status == 1 && cpuid_line) {
 		/* A host whose KVM has a PMU has nothing to contrast. */
-		printf("SKIP: %s: QEMU/KVM on this host offers a PMU: %.80s\n", __func__,
-		       cpuid_line);
+		test_skip("QEMU/KVM on this host offers a PMU: %.80s", cpuid_line);
 		pmuvm_result_free(&q);
 		return;
 	}

@@ -32,10 +32,8 @@ static void run_in_qemu(const char *smp)
 START_TEST(test_rt_threads_qemu)
 {
 	REQUIRE_KVM();
-	if (!have_program("qemu-system-x86_64")) {
-		printf("SKIP: %s: qemu-system-x86_64 is not installed\n", __func__);
-		return;
-	}
+	if (!have_program("qemu-system-x86_64"))
+		TEST_SKIP("qemu-system-x86_64 is not installed");
 	/* one run: QEMU's firmware alone takes ~6 s here; 2 CPUs cover more */
 	run_in_qemu("2");
 }
