@@ -652,7 +652,7 @@ START_TEST(test_exact_pmi_resume)
 	REQUIRE_KVM();
 	pmuvm_run(&r, "--append", appends[_i], "--timeout", "120", guest_path("exact_pmi_resume"));
 	expect_guest_pass(&r, appends[_i]);
-	caps = json_get(r.report, "config.pmu");
+	caps = json_get(r.report, "debug.host");
 	follows = json_object_get_boolean(json_get(caps, "step_follows_events")) ||
 		  (json_object_get_boolean(json_get(caps, "hw_breakpoints_fire")) &&
 		   json_object_get_boolean(json_get(caps, "step_holds_interrupts")));
