@@ -14,7 +14,7 @@
 #include "report_debug.h"
 #include "report_json.h"
 
-/* The image's RDPMCs turned into RDMSRs where KVM answers RDPMC (pmu/rdpmc_trap.c). */
+/* The image's RDPMCs turned into RDMSRs where KVM answers RDPMC (rdpmc/trap.c). */
 static json_object *report_rdpmc_trap(const struct vcpu *vcpu)
 {
 	const struct rdpmc_trap *t = &vcpu->pmu->rdpmc_trap;
@@ -26,7 +26,7 @@ static json_object *report_rdpmc_trap(const struct vcpu *vcpu)
 	return o;
 }
 
-/* RDPMC instructions found and watched where KVM answers RDPMC (pmu/rdpmc_watch.c). */
+/* RDPMC instructions found and watched where KVM answers RDPMC (rdpmc/watch.c). */
 static json_object *report_rdpmc_watch(const struct vcpu *vcpu)
 {
 	const struct rdpmc_watch *w = &vcpu->pmu->rdpmc_watch;
@@ -94,7 +94,7 @@ static json_object *report_vcpu_clock(const struct vcpu *vcpu)
 	return o;
 }
 
-/* RDPMC emulation (pmu/rdpmc.c) and its watch and traps. */
+/* RDPMC emulation (rdpmc/gp.c) and its watch and traps. */
 static json_object *report_vcpu_rdpmc(const struct vcpu *vcpu)
 {
 	const struct vcpu_pmu *vp = vcpu->pmu;

@@ -14,7 +14,7 @@
 
 
 /*
- * No .type: the image's scan (vmm/pmu/rdpmc_sites.c) cannot see these
+ * No .type: the image's scan (vmm/rdpmc/sites.c) cannot see these
  * RDPMCs, so where KVM answers RDPMC they stay RDPMCs, found in the windows
  * after PMU MSR accesses, or completed at KVM's #GP.
  */

@@ -3,7 +3,7 @@
  * kvm-unit-tests' x86/pmu and Linux's perf read them. Where KVM answers
  * RDPMC itself, no discovery window finds such a read (every read comes
  * after a spin longer than any window) and the image holds more RDPMCs than
- * there are breakpoints: pmuvm turns them into RDMSRs (pmu/rdpmc_trap.c),
+ * there are breakpoints: pmuvm turns them into RDMSRs (rdpmc/trap.c),
  * and every read here goes through that, at CPL0 as an RDMSR exit, at CPL3
  * as the #GP the RDMSR raises there. Each read must return what a CPU with
  * this PMU would:
@@ -48,7 +48,7 @@ static __attribute__((noinline)) uint64_t read_fixed1_counted(void)
 	return rdpmc((uint32_t)RDPMC_FIXED | 1);
 }
 
-/* A function with a type and a size: the image's scan (vmm/pmu/rdpmc_sites.c) decodes it. */
+/* A function with a type and a size: the image's scan (vmm/rdpmc/sites.c) decodes it. */
 asm(".text\n.globl seq_rdpmc\n.type seq_rdpmc, @function\nseq_rdpmc:\n" SEQ_RDPMC_BODY
     ".size seq_rdpmc, . - seq_rdpmc\n");
 

@@ -347,7 +347,7 @@ END_TEST
  * guest's handler (5). Where KVM answers RDPMC itself, the reads are
  * corrected in the steps that follow PMU MSR accesses where breakpoints
  * fire, or answered at the breakpoints that watch them
- * (pmu/rdpmc_watch.c), or, for counters beyond KVM's own, completed at the
+ * (rdpmc/watch.c), or, for counters beyond KVM's own, completed at the
  * #GP KVM raised; the #GPs are KVM's or pmuvm's (exact.rdpmc_faulted).
  */
 START_TEST(test_exact_rdpmc_unmodified_guest)
@@ -397,7 +397,7 @@ END_TEST
  * RDPMC long after the counters were last touched (kvm-unit-tests' x86/pmu,
  * Linux's perf): where KVM answers RDPMC itself, no discovery window finds
  * these reads (the guest makes sure) and the image has more than three:
- * every one is turned into an RDMSR (pmu/rdpmc_trap.c) and answered at its
+ * every one is turned into an RDMSR (rdpmc/trap.c) and answered at its
  * MSR exit, at CPL3 at the #GP it raises; elsewhere every read is completed
  * at the #GP. RDMSR of those MSRs elsewhere stays RDMSR, and a site the
  * guest writes back is an RDPMC again.
@@ -457,7 +457,7 @@ END_TEST
 
 /*
  * A guest that counts no retirement event is never stepped, but where KVM
- * answers RDPMC itself and breakpoints fire (pmu/rdpmc_watch.c): for the
+ * answers RDPMC itself and breakpoints fire (rdpmc/watch.c): for the
  * windows after its PMU MSR accesses and the watched RDPMCs it reaches.
  */
 START_TEST(test_exact_costs_nothing_unused)
@@ -537,7 +537,7 @@ START_TEST(test_exact_on_off)
 	 * RDPMC reads the cycles counter, and nothing is stepped: where a
 	 * guest RDPMC reaches pmuvm, its one debug exit is the #GP gate's
 	 * breakpoint; where KVM answers RDPMC itself, pmuvm steps only the
-	 * windows that find it (pmu/rdpmc_watch.c), where breakpoints fire
+	 * windows that find it (rdpmc/watch.c), where breakpoints fire
 	 * (elsewhere RDPMC reads KVM's 0 when not stepped: docs/counting.md,
 	 * "RDPMC that KVM answers").
 	 */

@@ -1,9 +1,9 @@
-/* Instruction classification (vmm/exact/decode.c) and the decode cache. */
+/* Instruction classification (vmm/x86/decode.c) and the decode cache. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "exact/decode.h"
+#include "x86/decode.h"
 #include "exact/icache.h"
 #include "suite.h"
 
@@ -83,7 +83,7 @@ START_TEST(test_decode_invalid)
 }
 END_TEST
 
-/* The vector each instruction raises by what it is (decode.h: INSN_NO_FAULT_VEC if none). */
+/* The vector each instruction raises by what it is (x86/decode.h: INSN_NO_FAULT_VEC if none). */
 static const struct {
 	const char *name;
 	uint8_t bytes[4];

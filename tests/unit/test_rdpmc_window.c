@@ -1,8 +1,8 @@
 /*
- * The RDPMC discovery windows' rules (vmm/pmu/rdpmc_window.c): how long a
+ * The RDPMC discovery windows' rules (vmm/rdpmc/window.c): how long a
  * window lasts after a PMU MSR access, and when discovery ends.
  */
-#include "pmu/rdpmc.h"
+#include "rdpmc/rdpmc.h"
 #include "suite.h"
 
 /* Steps until the window closes; at most `max`. */

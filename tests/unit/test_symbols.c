@@ -1,13 +1,13 @@
 /*
  * ELF symbol lookup for profiles, and the RDPMC scan of an image's
- * functions (pmu/rdpmc_sites.c), on this test binary's own symbol table.
+ * functions (rdpmc/sites.c), on this test binary's own symbol table.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "boot/image.h"
-#include "pmu/rdpmc.h"
-#include "profile/symbols.h"
+#include "boot/symbols.h"
+#include "rdpmc/rdpmc.h"
 #include "suite.h"
 
 /*

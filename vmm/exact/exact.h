@@ -1,7 +1,7 @@
 /*
  * The exact counting source: while an enabled counter counts a
  * retirement event, the vCPU is single-stepped and each retired instruction
- * is classified (decode.h) and counted at the CPL it ran at.
+ * is classified (x86/decode.h) and counted at the CPL it ran at.
  */
 #ifndef PMUVM_EXACT_H
 #define PMUVM_EXACT_H
@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "exact/decode.h"
 #include "exact/follow.h"
 #include "exact/krun.h"
+#include "x86/decode.h"
 
 struct icache;
 struct pmu_source_ops;

@@ -4,7 +4,7 @@
  * would run unstepped and uncounted until its IRET. Execution breakpoints,
  * read from the guest's 64-bit IDT, sit on the handlers the next step can
  * enter: DR1 #PF, DR2 the vector the instruction raises by what it is
- * (decode.h; a 64-bit SYSCALL's IA32_LSTAR instead, since IA32_FMASK clears
+ * (x86/decode.h; a 64-bit SYSCALL's IA32_LSTAR instead, since IA32_FMASK clears
  * TF: SDM vol. 2B SYSCALL), DR3 an interrupt or NMI let into this step.
  * Interrupts are otherwise held out of steps (KVM_GUESTDBG_BLOCKIRQ) and let
  * in one at a time, spaced so that a periodic tick whose stepped handler
@@ -16,11 +16,11 @@
 #include <sys/ioctl.h>
 #include <time.h>
 
-#include "exact/decode.h"
 #include "exact/exact.h"
 #include "exact/follow.h"
 #include "machine/vm.h"
 #include "pmu/vcpu_pmu.h"
+#include "x86/decode.h"
 #include "x86/x86.h"
 
 #define VEC_NMI		2
@@ -116,7 +116,7 @@ static int follow_pending_irq(struct vcpu *vcpu)
 /*
  * Where the IDT's bytes at `la` are in host memory, or NULL (walk them).
  * The walk of its pages is kept for as long as the IDT's base and the
- * paging registers stay, as for RDPMC's #GP gate (pmu/rdpmc.c): the gates
+ * paging registers stay, as for RDPMC's #GP gate (rdpmc/gp.c): the gates
  * themselves are read afresh for every step.
  */
 static const uint8_t *follow_idt_ptr(struct vcpu *vcpu, struct follow_state *f,

@@ -17,9 +17,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "exact/decode.h"
 #include "mem/guest_mem.h"
 #include "mem/pagewalk.h"
+#include "x86/decode.h"
 
 #define ICACHE_ENTRIES	4096	/* direct-mapped, a power of two */
 

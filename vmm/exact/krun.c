@@ -12,11 +12,11 @@
  */
 #include <string.h>
 
-#include "exact/decode.h"
 #include "exact/krun.h"
 #include "log.h"
 #include "machine/vm.h"
 #include "pmu/vcpu_pmu.h"
+#include "x86/decode.h"
 #include "x86/x86.h"
 
 /* How much of the SYSCALL entry is decoded looking for its SYSRET. */
@@ -123,7 +123,7 @@ static const char *krun_refusal(const struct vcpu *vcpu, const struct krun_state
 	/*
 	 * Where KVM answers RDPMC, a stepped kernel's RDPMCs are corrected as
 	 * they are stepped: unstepped, only the watched ones are. Not before
-	 * their discovery is over (pmu/rdpmc_watch.c).
+	 * their discovery is over (rdpmc/watch.c).
 	 */
 	if (vcpu->vm->pmu->caps.rdpmc_by_kvm && vcpu->pmu->rdpmc_watch.on &&
 	    !vcpu->pmu->rdpmc_watch.settled)

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "exact/decode.h"
+#include "x86/decode.h"
 
 struct step_result {
 	uint64_t new_rip;

@@ -77,7 +77,7 @@ static bool exact_wanted(const struct vcpu *vcpu)
 	uint32_t events = exact_events(vcpu->vm->cfg);
 
 	if (vcpu->pmu->rdpmc_watch.window)
-		return true;		/* looking for an RDPMC (pmu/rdpmc_watch.c) */
+		return true;		/* looking for an RDPMC (rdpmc/watch.c) */
 	if (vpmu_counted_events_at(&vcpu->pmu->model, 0) & events)
 		return true;
 	return vcpu->vm->pmu->caps.user_step && (vpmu_counted_events_at(&vcpu->pmu->model, 3) & events);
@@ -411,7 +411,7 @@ static void exact_handler_unstepped(struct vcpu *vcpu)
 {
 	if (!vcpu->pmu->exact || !vcpu->pmu->exact->stepping || vcpu->vm->pmu->caps.handler_step)
 		return;
-	/* Stepping only to find RDPMCs (pmu/rdpmc_watch.c): nothing is lost. */
+	/* Stepping only to find RDPMCs (rdpmc/watch.c): nothing is lost. */
 	if (!(vpmu_counted_events(&vcpu->pmu->model) & vcpu->pmu->exact->events))
 		return;
 	vcpu->pmu->exact->handler_runs_uncounted++;
@@ -828,7 +828,7 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 		x->pending = x->pending && r->rip == x->rip;
 		return;
 	}
-	/* One turned into an RDMSR was answered at its MSR exit (pmu/rdpmc_trap.c). */
+	/* One turned into an RDMSR was answered at its MSR exit (rdpmc/trap.c). */
 	if ((x->insn.flags & INSN_RDPMC) && vcpu->vm->pmu->caps.rdpmc_by_kvm &&
 	    !rdpmc_trap_at(vcpu, x->rip) && !exact_rdpmc_fixup(vcpu, r)) {
 		/* It faulted: not retired, and the #GP handler comes next. */
@@ -966,7 +966,7 @@ static bool exact_debug_exit(struct vcpu *vcpu)
 /*
  * With nothing to count (--exact off), the source still steps the windows
  * that find the guest's RDPMCs where KVM answers RDPMC itself and
- * breakpoints fire (pmu/rdpmc_watch.c): without them, Linux's perf read
+ * breakpoints fire (rdpmc/watch.c): without them, Linux's perf read
  * KVM's 0 for every counter, cycles included (perf stat -e cycles printed
  * 2^49 and more in the lab).
  */

@@ -19,7 +19,7 @@ struct mem_region {
 #define GUEST_MEM_MAX_REGIONS	2
 
 /*
- * Bytes pmuvm wrote over guest code (pmu/rdpmc_trap.c: an RDMSR over each of
+ * Bytes pmuvm wrote over guest code (rdpmc/trap.c: an RDMSR over each of
  * the image's RDPMCs), with what was there: pmuvm's own decoders see the
  * original instruction (patch.c).
  */

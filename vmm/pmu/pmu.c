@@ -36,7 +36,7 @@ uint32_t pmu_available_events(const struct pmuvm_config *cfg)
  * answer the guest's RDPMC (SVM and VMX intercept RDPMC and emulate it from
  * KVM's counters, which pmuvm never programs: 0). KVM_PMU_CAP_DISABLE
  * (Documentation/virt/kvm/api.rst, KVM_CAP_PMU_CAPABILITY) turns it off for
- * this VM, so RDPMC takes the #GP that pmuvm completes (rdpmc.c). It must
+ * this VM, so RDPMC takes the #GP that pmuvm completes (rdpmc/gp.c). It must
  * come before the first vCPU. Without it pmuvm still runs: the RDPMC probe
  * then tells what the guest's RDPMC gets.
  */

@@ -26,10 +26,10 @@ struct vm;
 struct kvm_msr_span;
 /*
  * KVM's MSR filter: the model's MSRs to pmuvm, and the `nr_extra` spans
- * `extra` besides (rdpmc_trap.c): 0, or -errno.
+ * `extra` besides (rdpmc/trap.c): 0, or -errno.
  */
 int pmu_msr_filter_install(struct vm *vm, const struct kvm_msr_span *extra, unsigned int nr_extra);
-/* RDPMC for unmodified guests (rdpmc.c). */
+/* RDPMC for unmodified guests (rdpmc/gp.c). */
 extern const struct vcpu_feature pmu_rdpmc_feature;
 extern const struct vcpu_feature pmu_rdpmc_watch_feature;
 extern const struct vcpu_feature pmu_rdpmc_trap_feature;

@@ -14,7 +14,7 @@
 
 #include "machine/guest_debug.h"
 #include "model/vpmu.h"
-#include "pmu/rdpmc.h"
+#include "rdpmc/rdpmc.h"
 
 #define PMU_MAX_SOURCES	4
 
@@ -44,10 +44,10 @@ struct vm_pmu {
 	bool handler_uncounted_warned;
 	bool krun_missed_warned;
 	uint32_t unavailable_said;	/* events said to count nothing (pmu.c) */
-	/* The image's RDPMCs, all of them, watched from the start (rdpmc_sites.c); -1: not known. */
+	/* The image's RDPMCs, all of them, watched from the start (rdpmc/sites.c); -1: not known. */
 	int nr_image_rdpmc;
 	uint64_t image_rdpmc[GUEST_DEBUG_WATCH_MAX];
-	/* ...or, where there are more, each turned into an RDMSR (rdpmc_trap.c): how many. */
+	/* ...or, where there are more, each turned into an RDMSR (rdpmc/trap.c): how many. */
 	unsigned int nr_rdpmc_traps;
 };
 

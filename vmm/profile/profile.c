@@ -15,13 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "boot/symbols.h"
 #include "exitcode.h"
 #include "machine/vm.h"
 #include "log.h"
 #include "mem/pagewalk.h"
 #include "out/outfile.h"
 #include "profile/profile.h"
-#include "profile/symbols.h"
 #include "pmu/vcpu_pmu.h"
 
 #define PROFILE_MAX_FRAMES	32

@@ -11,7 +11,7 @@
 
 #include <Zydis/Zydis.h>
 
-#include "exact/decode.h"
+#include "x86/decode.h"
 
 static ZydisDecoder decoders[3];
 static pthread_once_t decoders_once = PTHREAD_ONCE_INIT;

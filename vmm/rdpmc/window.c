@@ -1,9 +1,9 @@
 /*
- * The discovery windows of pmu/rdpmc_watch.c as bookkeeping alone: when
+ * The discovery windows of rdpmc/watch.c as bookkeeping alone: when
  * one opens, how long it lasts, and when discovery ends. Pure, so the
- * rules are unit-tested without a vCPU (tests/unit/test_rdpmc_window.c).
+ * rules are unit-tested without a vCPU (tests/unit/test_rdpmc/window.c).
  */
-#include "pmu/rdpmc.h"
+#include "rdpmc/rdpmc.h"
 
 void rdpmc_window_open(struct rdpmc_watch *w, bool counting)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/symbols.h"
+#include "boot/symbols.h"
 
 /* A section header reduced to what we need, for both ELF classes. */
 struct shdr {

@@ -2,8 +2,8 @@
  * Instruction classification for exact counting, with Zydis: only what
  * deciding "did it retire, and which retirement events does it raise" needs.
  */
-#ifndef PMUVM_EXACT_DECODE_H
-#define PMUVM_EXACT_DECODE_H
+#ifndef PMUVM_X86_DECODE_H
+#define PMUVM_X86_DECODE_H
 
 #include <stddef.h>
 #include <stdint.h>

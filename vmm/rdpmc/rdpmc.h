@@ -1,10 +1,10 @@
 /*
  * RDPMC: emulation through a breakpoint on the guest's #GP handler
- * (rdpmc.c), and where KVM answers RDPMC itself, the guest's RDPMC
- * instructions found and watched (rdpmc_watch.c): their state.
+ * (rdpmc/gp.c), and where KVM answers RDPMC itself, the guest's RDPMC
+ * instructions found and watched (rdpmc/watch.c): their state.
  */
-#ifndef PMUVM_PMU_RDPMC_H
-#define PMUVM_PMU_RDPMC_H
+#ifndef PMUVM_RDPMC_H
+#define PMUVM_RDPMC_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,7 +20,7 @@ struct rdpmc_state {
 	uint8_t gate_bytes[16];		/* the gate as last read */
 	uint64_t emulated;		/* RDPMCs completed by pmuvm */
 	uint64_t passed_on;		/* other #GPs that went to the guest's handler */
-	/* No breakpoint yet: KVM answers what the guest has set so far (rdpmc.c). */
+	/* No breakpoint yet: KVM answers what the guest has set so far (rdpmc/gp.c). */
 	bool waiting;
 };
 
@@ -54,10 +54,10 @@ struct rdpmc_watch {
 	uint64_t windows, window_steps;	/* windows opened; steps they took */
 	uint64_t hits;			/* watched RDPMCs reached */
 	uint64_t answered;		/* ...of them, answered at the breakpoint (not stepped) */
-	unsigned int from_image;	/* watched from the start: the image's own (rdpmc_sites.c) */
+	unsigned int from_image;	/* watched from the start: the image's own (rdpmc/sites.c) */
 };
 
-/* The image's RDPMCs turned into RDMSRs (rdpmc_trap.c): per vCPU, for the report. */
+/* The image's RDPMCs turned into RDMSRs (rdpmc/trap.c): per vCPU, for the report. */
 struct rdpmc_trap {
 	uint64_t hits;			/* RDMSR exits at one of them */
 	uint64_t answered;		/* ...completed as the RDPMC */
@@ -103,7 +103,7 @@ bool rdpmc_trap_at(struct vcpu *vcpu, uint64_t rip);
 void rdpmc_retired(struct vcpu *vcpu, uint64_t rip, unsigned int cpl);
 
 /*
- * Window bookkeeping (rdpmc_window.c), no vCPU needed. Open: a PMU MSR
+ * Window bookkeeping (rdpmc/window.c), no vCPU needed. Open: a PMU MSR
  * access, with `counting` if some counter counted before or after it,
  * opens or lengthens a window while discovery goes on. Step: one window
  * step ended with `nr_watch` RDPMCs known; discovery may end. False if no

@@ -29,7 +29,7 @@
  * those counters a value or a control (at a WRMSR exit), so that a guest
  * that never uses them keeps DR0 for the kernel's return sites
  * (exact/krun.c). An RDPMC of such a counter still all zero #GPs. Where
- * the image's RDPMCs are RDMSRs (rdpmc_trap.c), those that run at CPL3
+ * the image's RDPMCs are RDMSRs (rdpmc/trap.c), those that run at CPL3
  * #GP, and are completed here, from the start.
  */
 #include <errno.h>
@@ -40,9 +40,9 @@
 #include "machine/vm.h"
 #include "mem/pagewalk.h"
 #include "pmu/pmu.h"
-#include "pmu/rdpmc.h"
 #include "pmu/source.h"
 #include "pmu/vcpu_pmu.h"
+#include "rdpmc/rdpmc.h"
 
 #define VEC_GP			13
 #define DR6_B0			(1ULL << 0)
@@ -210,7 +210,7 @@ int rdpmc_value(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t rip, unsi
 
 	if (guest_linear_read(&vcpu->vm->mem, &ps, rip, insn, sizeof(insn)))
 		return -EINVAL;
-	/* One of the image's RDPMCs pmuvm turned into an RDMSR (rdpmc_trap.c). */
+	/* One of the image's RDPMCs pmuvm turned into an RDMSR (rdpmc/trap.c). */
 	if (vcpu->vm->mem.nr_patches && !pagewalk(&vcpu->vm->mem, &ps, rip, 0, &gpa))
 		guest_mem_unpatch(&vcpu->vm->mem, gpa, insn, sizeof(insn));
 	if (insn[0] != 0x0f || insn[1] != 0x33)

@@ -4,10 +4,10 @@
  * 0, with no exit). The instruction never exits, but it can be found and
  * watched: a guest reads a counter shortly after programming or stopping
  * it, so each PMU MSR access opens a window of single steps
- * (rdpmc_window.c) in which the exact source corrects every RDPMC it steps,
+ * (rdpmc/window.c) in which the exact source corrects every RDPMC it steps,
  * and each RDPMC found becomes an execution breakpoint (DR1-DR3) answered
  * here from pmuvm's counters when it fires. An image whose symbol table
- * shows all its RDPMCs (rdpmc_sites.c) has them watched from the start.
+ * shows all its RDPMCs (rdpmc/sites.c) has them watched from the start.
  * Only where breakpoints fire (kvm/probe.c): elsewhere windows never end.
  * Design: docs/counting.md, "RDPMC that KVM answers" and "Discovery windows".
  */
@@ -16,8 +16,8 @@
 #include "machine/vm.h"
 #include "mem/pagewalk.h"
 #include "pmu/pmu.h"
-#include "pmu/rdpmc.h"
 #include "pmu/vcpu_pmu.h"
+#include "rdpmc/rdpmc.h"
 
 void rdpmc_watch_msr_access(struct vcpu *vcpu, bool counting)
 {
@@ -43,7 +43,7 @@ static void rdpmc_watch_learn(struct vcpu *vcpu, uint64_t rip)
 
 void rdpmc_watch_stepped(struct vcpu *vcpu, uint64_t rip, bool rdpmc)
 {
-	/* The image's RDPMCs turned into RDMSRs need no watching (rdpmc_trap.c). */
+	/* The image's RDPMCs turned into RDMSRs need no watching (rdpmc/trap.c). */
 	if (rdpmc && vcpu->vm->pmu->caps.hw_breakpoints && vcpu->pmu->exact &&
 	    !rdpmc_trap_at(vcpu, rip))
 		rdpmc_watch_learn(vcpu, rip);

@@ -1,9 +1,9 @@
 /*
  * RDPMC where KVM answers it itself and the image has more RDPMCs than
- * there are breakpoints to watch them (rdpmc_watch.c): kvm-unit-tests'
+ * there are breakpoints to watch them (rdpmc/watch.c): kvm-unit-tests'
  * x86/pmu has four, and reads its counters long after programming them,
  * where no discovery window finds them, so they read KVM's 0. Each RDPMC
- * the image's symbol table shows (rdpmc_sites.c) is turned into an RDMSR
+ * the image's symbol table shows (rdpmc/sites.c) is turned into an RDMSR
  * (0F 33 into 0F 32, mem/patch.c) before the guest runs, and KVM's MSR
  * filter sends reads of the MSRs an RDPMC's ECX can name to pmuvm: GP
  * counter i is MSR i, fixed counter i MSR 0x40000000 + i, and the same
@@ -13,7 +13,7 @@
  * #GP(0) where that CPU faults (no such counter, a fast read: SDM vol. 2B
  * RDPMC), which KVM raises for a failed read. At CPL3 an RDMSR faults
  * before it could exit: the #GP is completed at the guest's #GP handler
- * (rdpmc.c, which decodes the site as the RDPMC it was), so traps need
+ * (rdpmc/gp.c, which decodes the site as the RDPMC it was), so traps need
  * breakpoints that fire. Why not INT3 (KVM_GUESTDBG_USE_SW_BP): the lab's
  * nested SVM never intercepts a nested guest's INT3 (tests/lab/README.md,
  * "What the lab does not model").
@@ -34,8 +34,8 @@
 #include "machine/vm.h"
 #include "mem/pagewalk.h"
 #include "pmu/pmu.h"
-#include "pmu/rdpmc.h"
 #include "pmu/vcpu_pmu.h"
+#include "rdpmc/rdpmc.h"
 
 #define RDPMC_ECX_FAST	0x80000000u
 

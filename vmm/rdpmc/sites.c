@@ -1,11 +1,11 @@
 /*
  * The RDPMC instructions of the guest image, found before it runs, for
- * hosts where KVM answers RDPMC itself (rdpmc_watch.c).  Windows after PMU
+ * hosts where KVM answers RDPMC itself (rdpmc/watch.c).  Windows after PMU
  * MSR accesses find only the RDPMCs that run shortly after one; an RDPMC a
  * thread runs at CPL3 long after its counters were programmed (a thread
  * profile read, a self-monitoring loop) is never found that way.  An ELF
  * image with a symbol table says where its functions are: each one is
- * decoded from its first byte to its last (Zydis, exact/decode.c), and an
+ * decoded from its first byte to its last (Zydis, x86/decode.c), and an
  * RDPMC found at an instruction boundary is a place the guest can read a
  * counter.  Bytes 0F 33 inside another instruction or in data are not
  * found, and would be harmless: an execution breakpoint fires only where an
@@ -19,7 +19,7 @@
  * bytes that are no instruction, none of its boundaries is to be trusted.
  * A complete scan's RDPMCs are watched with breakpoints where there are
  * enough of them (three); otherwise those found are turned into RDMSRs
- * (rdpmc_trap.c), and where the scan is incomplete the windows look for
+ * (rdpmc/trap.c), and where the scan is incomplete the windows look for
  * the rest.
  *
  * Every function is decoded as 64-bit code: pmuvm's guests run in long
@@ -32,12 +32,12 @@
 #include <errno.h>
 #include <string.h>
 
-#include "exact/decode.h"
+#include "boot/symbols.h"
 #include "log.h"
 #include "machine/vm.h"
-#include "pmu/rdpmc.h"
 #include "pmu/vcpu_pmu.h"
-#include "profile/symbols.h"
+#include "rdpmc/rdpmc.h"
+#include "x86/decode.h"
 
 /*
  * KVM's forced emulation prefix, UD2 and the bytes "kvm" (KVM's
