@@ -16,6 +16,7 @@
 #include "pmu/source.h"
 #include "pmu/vcpu_pmu.h"
 #include "profile/profile.h"
+#include "rdpmc/rdpmc.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
@@ -32,12 +33,13 @@ static const struct vm_device *const board_devices[] = {
 };
 
 static const struct vcpu_feature *const board_features[] = {
-	&pmu_rdpmc_trap_feature,	/* first: MSRs besides the model's, read by its RDMSRs */
+	&rdpmc_trap_feature,		/* first: MSRs besides the model's, read by its RDMSRs */
 	&pmu_feature,
-	&pmu_rdpmc_feature,
+	&rdpmc_feature,			/* RDPMC's state; listens before the exact source steps */
+	&rdpmc_gp_feature,
 	&clock_feature,
 	&exact_feature,
-	&pmu_rdpmc_watch_feature,	/* after exact: it steps for it */
+	&rdpmc_watch_feature,		/* after exact: it steps for it */
 	&pebs_feature,
 	&profile_feature,
 };

@@ -11,13 +11,22 @@
 #include "exact/icache.h"
 #include "machine/vm.h"
 #include "pmu/vcpu_pmu.h"
+#include "rdpmc/rdpmc.h"
 #include "report_debug.h"
 #include "report_json.h"
+
+/* RDPMC's state on this vCPU (vmm/rdpmc), all zero where it has none. */
+static const struct rdpmc_vcpu *report_rdpmc_state(const struct vcpu *vcpu)
+{
+	static const struct rdpmc_vcpu no_rdpmc;
+
+	return vcpu->pmu->rdpmc ? vcpu->pmu->rdpmc : &no_rdpmc;
+}
 
 /* The image's RDPMCs turned into RDMSRs where KVM answers RDPMC (rdpmc/trap.c). */
 static json_object *report_rdpmc_trap(const struct vcpu *vcpu)
 {
-	const struct rdpmc_trap *t = &vcpu->pmu->rdpmc_trap;
+	const struct rdpmc_trap *t = &report_rdpmc_state(vcpu)->trap;
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "hits", report_u64(t->hits));
@@ -29,7 +38,7 @@ static json_object *report_rdpmc_trap(const struct vcpu *vcpu)
 /* RDPMC instructions found and watched where KVM answers RDPMC (rdpmc/watch.c). */
 static json_object *report_rdpmc_watch(const struct vcpu *vcpu)
 {
-	const struct rdpmc_watch *w = &vcpu->pmu->rdpmc_watch;
+	const struct rdpmc_watch *w = &report_rdpmc_state(vcpu)->watch;
 	json_object *o = json_object_new_object(), *sites = json_object_new_array();
 	unsigned int i;
 
@@ -76,7 +85,7 @@ json_object *report_debug(const struct vm *vm)
 
 	json_object_object_add(d, "host", report_debug_host(vm));
 	json_object_object_add(d, "rdpmc_trap_sites",
-			       report_u64(vm->pmu ? vm->pmu->nr_rdpmc_traps : 0));
+			       report_u64(vm->pmu && vm->pmu->rdpmc ? vm->pmu->rdpmc->nr_traps : 0));
 	return d;
 }
 
@@ -94,14 +103,14 @@ static json_object *report_vcpu_clock(const struct vcpu *vcpu)
 	return o;
 }
 
-/* RDPMC emulation (rdpmc/gp.c) and its watch and traps. */
+/* RDPMC completed at the #GP handler (rdpmc/gp.c), its watch and traps. */
 static json_object *report_vcpu_rdpmc(const struct vcpu *vcpu)
 {
-	const struct vcpu_pmu *vp = vcpu->pmu;
+	const struct rdpmc_gp *gp = &report_rdpmc_state(vcpu)->gp;
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "emulated", report_u64(vp->rdpmc.emulated));
-	json_object_object_add(o, "gp_passed_on", report_u64(vp->rdpmc.passed_on));
+	json_object_object_add(o, "emulated", report_u64(gp->emulated));
+	json_object_object_add(o, "gp_passed_on", report_u64(gp->passed_on));
 	json_object_object_add(o, "watch", report_rdpmc_watch(vcpu));
 	json_object_object_add(o, "trap", report_rdpmc_trap(vcpu));
 	return o;
@@ -139,6 +148,7 @@ static json_object *report_vcpu_exact(const struct vcpu *vcpu)
 {
 	static const struct exact_state not_stepped;
 	const struct exact_state *x = vcpu->pmu->exact ? vcpu->pmu->exact : &not_stepped;
+	const struct rdpmc_stepped *rs = &report_rdpmc_state(vcpu)->stepped;
 	const struct icache *ic = x->icache;
 	json_object *o = json_object_new_object();
 
@@ -156,8 +166,9 @@ static json_object *report_vcpu_exact(const struct vcpu *vcpu)
 	json_object_object_add(o, "steps_completed_by_kvm", report_u64(x->kvm_traps));
 	json_object_object_add(o, "tf_untraced", report_u64(x->tf_untraced));
 	json_object_object_add(o, "sysret_tf_set", report_u64(x->sysret_tf_set));
-	json_object_object_add(o, "rdpmc_corrected", report_u64(x->rdpmc_fixed));
-	json_object_object_add(o, "rdpmc_faulted", report_u64(x->rdpmc_faulted));
+	/* Stepped RDPMCs, corrected by RDPMC's listener (rdpmc/stepped.c). */
+	json_object_object_add(o, "rdpmc_corrected", report_u64(rs->corrected));
+	json_object_object_add(o, "rdpmc_faulted", report_u64(rs->faulted));
 	json_object_object_add(o, "handler_runs_uncounted", report_u64(x->handler_runs_uncounted));
 	json_object_object_add(o, "handler_entries_followed", report_u64(x->follow.entries));
 	json_object_object_add(o, "interrupts_let_in", report_u64(x->follow.let_in_count));

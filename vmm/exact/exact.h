@@ -27,7 +27,7 @@ struct exact_state {
 	uint64_t rip;
 	uint16_t cs;
 	unsigned int cpl;
-	uint64_t rdpmc_rax, rdpmc_rdx;	/* RAX and RDX before the instruction (RDPMC undone) */
+	uint64_t rax_before, rdx_before;	/* RAX and RDX before it (pmu/listen.h: a listener may undo it) */
 	/* INSN_IRET: the RIP and CS it returns to (0: unknown); INSN_SYSRET: RCX, RPL 3 */
 	uint64_t iret_frame[2];
 	bool sysret_tf;			/* TF set in R11 for the SYSRET stepped (step.c) */
@@ -52,8 +52,6 @@ struct exact_state {
 	uint64_t kvm_traps;		/* step traps KVM raised itself (guest_debug.h) */
 	uint64_t tf_untraced;		/* pmuvm's TF cleared from a saved RFLAGS (step.c) */
 	uint64_t sysret_tf_set;		/* SYSRETs stepped with TF set in R11 (step.c) */
-	uint64_t rdpmc_fixed;		/* stepped RDPMCs KVM answered, corrected */
-	uint64_t rdpmc_faulted;		/* ...and undone with a #GP (no such counter here) */
 	uint64_t handler_runs_uncounted;	/* handlers that ran unstepped while counting */
 };
 

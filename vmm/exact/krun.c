@@ -118,15 +118,15 @@ static const char *krun_refusal(const struct vcpu *vcpu, const struct krun_state
 		return "a return was missed: stepping until a new site";
 	if (k->at_site)
 		return "at a site";
-	if (vcpu->pmu->rdpmc_watch.window)
+	/* A listener asks for steps (pmu/listen.h): RDPMC discovery (rdpmc/watch.c). */
+	if (vcpu->pmu->step.wanted)
 		return "RDPMC discovery window open";
 	/*
 	 * Where KVM answers RDPMC, a stepped kernel's RDPMCs are corrected as
 	 * they are stepped: unstepped, only the watched ones are. Not before
-	 * their discovery is over (rdpmc/watch.c).
+	 * their discovery is over.
 	 */
-	if (vcpu->vm->pmu->caps.rdpmc_by_kvm && vcpu->pmu->rdpmc_watch.on &&
-	    !vcpu->pmu->rdpmc_watch.settled)
+	if (vcpu->pmu->step.kernel_wanted)
 		return "RDPMC discovery not settled";
 	if (vpmu_counted_events_at(m, 0) & events)
 		return "kernel mode counted";

@@ -27,6 +27,7 @@
 #include "exitcode.h"
 #include "log.h"
 #include "machine/vm.h"
+#include "pmu/listen.h"
 #include "pmu/source.h"
 #include "pmu/vcpu_pmu.h"
 
@@ -76,8 +77,8 @@ static bool exact_wanted(const struct vcpu *vcpu)
 {
 	uint32_t events = exact_events(vcpu->vm->cfg);
 
-	if (vcpu->pmu->rdpmc_watch.window)
-		return true;		/* looking for an RDPMC (rdpmc/watch.c) */
+	if (vcpu->pmu->step.wanted)
+		return true;		/* a listener asks for steps (pmu/listen.h) */
 	if (vpmu_counted_events_at(&vcpu->pmu->model, 0) & events)
 		return true;
 	return vcpu->vm->pmu->caps.user_step && (vpmu_counted_events_at(&vcpu->pmu->model, 3) & events);
@@ -112,8 +113,8 @@ static void exact_decode_next(struct vcpu *vcpu, const struct kvm_regs *r,
 		return;
 	}
 	x->pending = true;
-	x->rdpmc_rax = r->rax;
-	x->rdpmc_rdx = r->rdx;
+	x->rax_before = r->rax;
+	x->rdx_before = r->rdx;
 	x->iret_frame[0] = 0;
 	if ((x->insn.flags & INSN_IRET) && mode == INSN_MODE_64 &&
 	    guest_linear_read(&vcpu->vm->mem, &ps, r->rsp, x->iret_frame, sizeof(x->iret_frame)))
@@ -411,7 +412,7 @@ static void exact_handler_unstepped(struct vcpu *vcpu)
 {
 	if (!vcpu->pmu->exact || !vcpu->pmu->exact->stepping || vcpu->vm->pmu->caps.handler_step)
 		return;
-	/* Stepping only to find RDPMCs (rdpmc/watch.c): nothing is lost. */
+	/* Stepping only for a listener (rdpmc/watch.c): nothing is lost. */
 	if (!(vpmu_counted_events(&vcpu->pmu->model) & vcpu->pmu->exact->events))
 		return;
 	vcpu->pmu->exact->handler_runs_uncounted++;
@@ -568,51 +569,6 @@ static void exact_catch_up_event(struct vcpu *vcpu, const struct kvm_sregs *s, u
 	}
 }
 
-/*
- * A stepped RDPMC on a host whose KVM answers RDPMC itself (probe.c) came
- * back with KVM's value: put the model's in EDX:EAX, read before this
- * RDPMC is counted (it reads the counters as they were before it retired).
- * An ECX this PMU has no counter for #GPs on hardware (docs/intel-pmu.md
- * 2.1) while KVM's own vPMU may have one: the RDPMC is then undone (RIP,
- * EDX:EAX as before it) and #GP(0) raised at it. False if it faulted.
- */
-static bool exact_rdpmc_fixup(struct vcpu *vcpu, struct kvm_regs *r)
-{
-	struct exact_state *x = vcpu->pmu->exact;
-	struct kvm_vcpu_events ev;
-	uint64_t val;
-
-	if (vpmu_rdpmc(&vcpu->pmu->model, (uint32_t)r->rcx, &val) == 0) {
-		if (log_verbosity > 1)
-			pr_debug("vCPU %d: RDPMC %#x at %llx: %#llx (KVM's %#llx)", vcpu->id,
-				 (uint32_t)r->rcx, (unsigned long long)x->rip,
-				 (unsigned long long)val,
-				 (unsigned long long)((r->rdx << 32) | (uint32_t)r->rax));
-		r->rax = (uint32_t)val;
-		r->rdx = val >> 32;
-		if (vcpu_state_changed_stepping(vcpu) == 0)
-			x->rdpmc_fixed++;
-		return true;
-	}
-	if (r->rip != x->rip + x->insn.len || ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &ev) < 0 ||
-	    ev.exception.injected || ev.exception.pending)
-		return true;		/* somewhere else already: left as KVM answered */
-	r->rip = x->rip;
-	r->rax = x->rdpmc_rax;
-	r->rdx = x->rdpmc_rdx;
-	if (vcpu_state_changed_stepping(vcpu))
-		return true;
-	ev.exception.injected = 1;
-	ev.exception.nr = 13;
-	ev.exception.has_error_code = 1;
-	ev.exception.error_code = 0;
-	ev.flags = 0;
-	if (ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &ev) < 0)
-		return true;
-	x->rdpmc_faulted++;
-	return false;
-}
-
 /* Clears TF in the RFLAGS image the guest keeps at `la`; true if it was set. */
 static bool exact_untrace_slot(struct vcpu *vcpu, const struct paging_state *ps, uint64_t la)
 {
@@ -668,6 +624,24 @@ static void exact_untrace(struct vcpu *vcpu, struct kvm_regs *r, const struct kv
 		}
 	}
 	x->tf_untraced += cleared;
+}
+
+/*
+ * Tells the listeners (pmu/listen.h) of the step of the instruction at
+ * x->rip (`known`; else of a step of an instruction not decoded): false if
+ * one undid it (rdpmc/stepped.c: an RDPMC that faults).
+ */
+static bool exact_tell_step(struct vcpu *vcpu, bool known, bool retired)
+{
+	const struct exact_state *x = vcpu->pmu->exact;
+	struct pmu_step st = { 0 };
+
+	if (known) {
+		st = (struct pmu_step){ x->rip, x->insn.len, (x->insn.flags & INSN_RDPMC) != 0,
+					retired, x->rax_before, x->rdx_before };
+	}
+	pmu_stepped(vcpu, &st);
+	return st.retired;
 }
 
 static bool is_step_exit(const struct vcpu *vcpu)
@@ -744,7 +718,7 @@ static bool exact_mmio_write_done(struct vcpu *vcpu)
 		return false;
 	if (!x->counted)
 		exact_retire(vcpu, RETIRE_YES);
-	rdpmc_watch_stepped(vcpu, x->rip, false);
+	exact_tell_step(vcpu, true, true);
 	x->pending = false;
 	x->rearm = true;
 	return true;
@@ -762,7 +736,7 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 	if (x->stepping && bench_raw_step(vcpu)) {
 		if (is_step_exit(vcpu)) {
 			x->steps++;
-			rdpmc_watch_stepped(vcpu, 0, false);
+			exact_tell_step(vcpu, false, false);
 		}
 		return;
 	}
@@ -771,7 +745,7 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 		return;
 	if (!x->stepping || !x->pending || !is_step_exit(vcpu) || vcpu_state(vcpu, &r, &s)) {
 		if (x->stepping && is_step_exit(vcpu)) {
-			rdpmc_watch_stepped(vcpu, 0, false);	/* it still shortens a window */
+			exact_tell_step(vcpu, false, false);	/* it still shortens a window */
 			if (follow_entered(vcpu, &x->follow))
 				x->rearm = true;
 			if (exact_kvm_dropped_tf(vcpu))
@@ -821,23 +795,19 @@ static __attribute__((noinline)) void exact_count_step(struct vcpu *vcpu)
 			 vcpu->dbg.applied_nr_ret_watch, vcpu->dbg.applied_nr_follow);
 	if (how == RETIRE_NO) {
 		x->not_retired++;
-		rdpmc_watch_stepped(vcpu, x->rip, false);
+		exact_tell_step(vcpu, true, false);
 		if (!res.event && r->rip != x->rip)
 			exact_handler_unstepped(vcpu);
 		/* A REP iteration stays pending; anything else decodes anew. */
 		x->pending = x->pending && r->rip == x->rip;
 		return;
 	}
-	/* One turned into an RDMSR was answered at its MSR exit (rdpmc/trap.c). */
-	if ((x->insn.flags & INSN_RDPMC) && vcpu->vm->pmu->caps.rdpmc_by_kvm &&
-	    !rdpmc_trap_at(vcpu, x->rip) && !exact_rdpmc_fixup(vcpu, r)) {
-		/* It faulted: not retired, and the #GP handler comes next. */
-		rdpmc_watch_stepped(vcpu, x->rip, false);
+	if (!exact_tell_step(vcpu, true, true)) {
+		/* A listener made it fault: not retired, and the handler comes next. */
 		x->not_retired++;
 		x->pending = false;
 		return;
 	}
-	rdpmc_watch_stepped(vcpu, x->rip, x->insn.flags & INSN_RDPMC);
 	/* A SYSCALL that came back in one step: the kernel ran between, unstepped. */
 	if (follow_is_syscall(&x->insn) && r->rip == x->rip + x->insn.len && !entered)
 		exact_handler_unstepped(vcpu);
@@ -880,7 +850,7 @@ static void exact_before_run(struct vcpu *vcpu)
 
 	/* Nothing stepped and nothing to step: most exits cost nothing here. */
 	if (!x->stepping && !(vpmu_counted_events(&vcpu->pmu->model) & x->events) &&
-	    !vcpu->pmu->rdpmc_watch.window && !x->krun.running)
+	    !vcpu->pmu->step.wanted && !x->krun.running)
 		return;
 	exact_prepare_step(vcpu);
 	if (vcpu->pmu->exact->stepping)
@@ -990,6 +960,9 @@ static int exact_vcpu_init(struct vcpu *vcpu)
 		return PMUVM_EXIT_HOST_ERROR;
 	}
 	x->events = exact_events(cfg);
+	/* It steps for the listeners too (pmu/listen.h). */
+	vcpu->pmu->step.on = true;
+	vcpu->pmu->step.events = x->events;
 	x->ref_khz = vcpu->vm->tsc_khz;
 	x->core_khz = cfg->cpu_khz ? cfg->cpu_khz : vcpu->vm->tsc_khz;
 	follow_init(vcpu, &x->follow);

@@ -16,6 +16,7 @@
 #include "kvm/probe.h"
 #include "log.h"
 #include "machine/vm.h"
+#include "pmu/listen.h"
 #include "pmu/pmi.h"
 #include "pmu/pmu.h"
 #include "pmu/source.h"
@@ -173,7 +174,6 @@ static int pmu_vm_init(struct vm *vm)
 		pr_err("out of memory");
 		return PMUVM_EXIT_HOST_ERROR;
 	}
-	vm->pmu->nr_image_rdpmc = -1;
 	vm->pmu->caps.kvm_vpmu_disabled = pmu_disable_kvm_vpmu(vm);
 	if (pmu_msr_filter_install(vm, NULL, 0))
 		return PMUVM_EXIT_NO_KVM;
@@ -277,8 +277,8 @@ static int pmu_msr(struct vcpu *vcpu, uint32_t index, bool is_write, uint64_t *d
 	if (log_verbosity > 1)
 		pr_debug("vCPU %d: %s MSR %#x %s %#llx%s", vcpu->id, is_write ? "WRMSR" : "RDMSR",
 			 index, is_write ? "<-" : "->", (unsigned long long)*data, r ? ": #GP" : "");
-	if (p->rdpmc_watch.on)
-		rdpmc_watch_msr_access(vcpu, counting || vpmu_counted_events(&p->model) != 0);
+	if (p->nr_listeners)
+		pmu_msr_accessed(vcpu, counting || vpmu_counted_events(&p->model) != 0);
 	return r;
 }
 

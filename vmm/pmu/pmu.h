@@ -1,7 +1,8 @@
 /*
  * The PMU layer: each vCPU's PMU model (vmm/model) connected to KVM: MSR
- * exits, CPUID, PMI delivery through the LAPIC, RDPMC emulation, and the
- * counting sources that feed it (source.h). State: vcpu_pmu.h.
+ * exits, CPUID, PMI delivery through the LAPIC, the counting sources that
+ * feed it (source.h), and the features that listen to it (listen.h; RDPMC
+ * is one, vmm/rdpmc). State: vcpu_pmu.h.
  */
 #ifndef PMUVM_PMU_H
 #define PMUVM_PMU_H
@@ -29,9 +30,5 @@ struct kvm_msr_span;
  * `extra` besides (rdpmc/trap.c): 0, or -errno.
  */
 int pmu_msr_filter_install(struct vm *vm, const struct kvm_msr_span *extra, unsigned int nr_extra);
-/* RDPMC for unmodified guests (rdpmc/gp.c). */
-extern const struct vcpu_feature pmu_rdpmc_feature;
-extern const struct vcpu_feature pmu_rdpmc_watch_feature;
-extern const struct vcpu_feature pmu_rdpmc_trap_feature;
 
 #endif

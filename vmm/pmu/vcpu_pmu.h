@@ -2,9 +2,9 @@
  * The PMU layer's state: one struct vm_pmu per VM and one struct vcpu_pmu
  * per vCPU, reached through vm->pmu and vcpu->pmu. It holds the vCPU's PMU
  * model (vmm/model) and what connects it to KVM: MSR exits, PMI delivery,
- * RDPMC emulation. The counting sources and the other PMU features (clock,
- * exact, PEBS, profile) keep their state behind their own pointers here,
- * so this layer needs none of their headers.
+ * the listeners (listen.h). The counting sources and the other PMU
+ * features (clock, exact, RDPMC, PEBS, profile) keep their state behind
+ * their own pointers here, so this layer needs none of their headers.
  */
 #ifndef PMUVM_VCPU_PMU_H
 #define PMUVM_VCPU_PMU_H
@@ -12,9 +12,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "machine/guest_debug.h"
 #include "model/vpmu.h"
-#include "rdpmc/rdpmc.h"
+#include "pmu/listen.h"
 
 #define PMU_MAX_SOURCES	4
 
@@ -23,6 +22,8 @@ struct clock_state;
 struct exact_state;
 struct pebs_stats;
 struct profile_buf;
+struct rdpmc_vm;
+struct rdpmc_vcpu;
 
 /* What this host's KVM does, probed once at start-up (probe.c; the report's debug.host). */
 struct pmu_host_caps {
@@ -44,11 +45,7 @@ struct vm_pmu {
 	bool handler_uncounted_warned;
 	bool krun_missed_warned;
 	uint32_t unavailable_said;	/* events said to count nothing (pmu.c) */
-	/* The image's RDPMCs, all of them, watched from the start (rdpmc/sites.c); -1: not known. */
-	int nr_image_rdpmc;
-	uint64_t image_rdpmc[GUEST_DEBUG_WATCH_MAX];
-	/* ...or, where there are more, each turned into an RDMSR (rdpmc/trap.c): how many. */
-	unsigned int nr_rdpmc_traps;
+	struct rdpmc_vm *rdpmc;		/* rdpmc/rdpmc.h: the image's RDPMCs */
 };
 
 struct vcpu_pmu {
@@ -67,9 +64,11 @@ struct vcpu_pmu {
 	uint64_t eventing_ip;
 	bool retire_pending;
 
-	struct rdpmc_state rdpmc;
-	struct rdpmc_watch rdpmc_watch;
-	struct rdpmc_trap rdpmc_trap;
+	/* Features told of PMU MSR accesses and steps, and the stepping they share (listen.h). */
+	const struct pmu_listener *listeners[PMU_MAX_LISTENERS];
+	unsigned int nr_listeners;
+	struct pmu_stepping step;
+
 	uint64_t pmis_delivered;
 	uint64_t pmis_masked;		/* requested while LVTPC was masked: dropped */
 	uint64_t pmis_nmi;
@@ -77,6 +76,7 @@ struct vcpu_pmu {
 
 	struct clock_state *clock;	/* clock/clock.h */
 	struct exact_state *exact;	/* exact/exact.h */
+	struct rdpmc_vcpu *rdpmc;	/* rdpmc/rdpmc.h */
 	struct pebs_stats *pebs;	/* pebs/pebs.h */
 	struct profile_buf *profile;	/* profile/profile.h */
 };

@@ -39,7 +39,6 @@
 #include "log.h"
 #include "machine/vm.h"
 #include "mem/pagewalk.h"
-#include "pmu/pmu.h"
 #include "pmu/source.h"
 #include "pmu/vcpu_pmu.h"
 #include "rdpmc/rdpmc.h"
@@ -65,7 +64,7 @@ static bool slow_exit(const struct vcpu *vcpu)
  */
 static const uint8_t *gp_gate(struct vcpu *vcpu, const struct kvm_sregs *s)
 {
-	struct rdpmc_state *st = &vcpu->pmu->rdpmc;
+	struct rdpmc_gp *st = &vcpu->pmu->rdpmc->gp;
 	uint64_t la = s->idt.base + VEC_GP * IDT_GATE64_SIZE, gpa;
 	struct paging_state ps;
 
@@ -84,7 +83,7 @@ static const uint8_t *gp_gate(struct vcpu *vcpu, const struct kvm_sregs *s)
 }
 
 /* The gate found last time is still where it was, with the same bytes. */
-static bool gp_gate_unchanged(const struct rdpmc_state *st, const struct kvm_sregs *s)
+static bool gp_gate_unchanged(const struct rdpmc_gp *st, const struct kvm_sregs *s)
 {
 	return st->gate && st->gate_ps.cr3 == s->cr3 && st->gate_ps.cr0 == s->cr0 &&
 	       st->gate_ps.cr4 == s->cr4 && st->gate_ps.efer == s->efer &&
@@ -103,7 +102,7 @@ static uint64_t gp_handler(struct vcpu *vcpu, const struct kvm_sregs *s)
 	gate = gp_gate(vcpu, s);
 	if (gate) {
 		memcpy(g, gate, sizeof(g));
-		memcpy(vcpu->pmu->rdpmc.gate_bytes, g, sizeof(g));
+		memcpy(vcpu->pmu->rdpmc->gp.gate_bytes, g, sizeof(g));
 	} else {
 		ps = sregs_paging(s);
 		if (guest_linear_read(&vcpu->vm->mem, &ps, s->idt.base + VEC_GP * IDT_GATE64_SIZE,
@@ -115,7 +114,7 @@ static uint64_t gp_handler(struct vcpu *vcpu, const struct kvm_sregs *s)
 
 static __attribute__((noinline)) void rdpmc_check_gate(struct vcpu *vcpu)
 {
-	struct rdpmc_state *st = &vcpu->pmu->rdpmc;
+	struct rdpmc_gp *st = &vcpu->pmu->rdpmc->gp;
 	struct kvm_sregs *s;
 	struct kvm_regs *r;
 	uint64_t h;
@@ -147,7 +146,7 @@ static __attribute__((noinline)) void rdpmc_check_gate(struct vcpu *vcpu)
  */
 static void rdpmc_before_run(struct vcpu *vcpu)
 {
-	struct rdpmc_state *st = &vcpu->pmu->rdpmc;
+	struct rdpmc_gp *st = &vcpu->pmu->rdpmc->gp;
 	const struct kvm_sregs *s = &vcpu->run->s.regs.sregs;
 	const struct pmu_host_caps *caps = &vcpu->vm->pmu->caps;
 
@@ -259,7 +258,7 @@ static int rdpmc_complete(struct vcpu *vcpu, struct kvm_regs *r, struct kvm_sreg
 	if (vcpu_state_changed_stepping(vcpu))
 		return -EIO;
 	rdpmc_retired(vcpu, f->rip, cpl);
-	vcpu->pmu->rdpmc.emulated++;
+	vcpu->pmu->rdpmc->gp.emulated++;
 	return 0;
 }
 
@@ -291,7 +290,7 @@ static bool rdpmc_debug_exit(struct vcpu *vcpu)
 		vcpu->dbg.step_once = true;
 		if (guest_debug_apply(vcpu))
 			vcpu->dbg.step_once = false;
-		vcpu->pmu->rdpmc.passed_on++;
+		vcpu->pmu->rdpmc->gp.passed_on++;
 	}
 	return true;
 }
@@ -299,18 +298,18 @@ static bool rdpmc_debug_exit(struct vcpu *vcpu)
 static int rdpmc_vcpu_init(struct vcpu *vcpu)
 {
 	const struct pmu_host_caps *caps = &vcpu->vm->pmu->caps;
-	bool traps = vcpu->vm->pmu->nr_rdpmc_traps != 0;
+	bool traps = vcpu->vm->pmu->rdpmc->nr_traps != 0;
 
 	if (!vcpu->vm->cfg->pmu.version ||
 	    (caps->rdpmc_by_kvm && !caps->rdpmc_partly_by_kvm && !traps))
 		return VCPU_FEATURE_OFF;
 	/* An RDPMC turned into an RDMSR #GPs at CPL3 from the start. */
-	vcpu->pmu->rdpmc.waiting = caps->rdpmc_partly_by_kvm && !traps;
+	vcpu->pmu->rdpmc->gp.waiting = caps->rdpmc_partly_by_kvm && !traps;
 	return 0;
 }
 
-const struct vcpu_feature pmu_rdpmc_feature = {
-	.name = "rdpmc",
+const struct vcpu_feature rdpmc_gp_feature = {
+	.name = "rdpmc-gp",
 	.vcpu_init = rdpmc_vcpu_init,
 	.before_run = rdpmc_before_run,
 	.debug_exit = rdpmc_debug_exit,

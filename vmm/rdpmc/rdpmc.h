@@ -1,17 +1,25 @@
 /*
- * RDPMC: emulation through a breakpoint on the guest's #GP handler
- * (rdpmc/gp.c), and where KVM answers RDPMC itself, the guest's RDPMC
- * instructions found and watched (rdpmc/watch.c): their state.
+ * RDPMC, a vCPU feature of the PMU: the guest's RDPMCs read pmuvm's
+ * counters although RDPMC never exits to userspace (docs/counting.md,
+ * "RDPMC"). Where it faults, it is completed at a breakpoint on the guest's
+ * #GP handler (gp.c); where KVM answers it itself, each one a step shows is
+ * corrected (stepped.c), and the guest's RDPMCs are found (in the image,
+ * sites.c, or in discovery windows, window.c) and watched with breakpoints
+ * (watch.c) or turned into RDMSRs that exit (trap.c). It reaches the PMU
+ * and the stepping source only through the PMU layer (pmu/listen.h).
  */
 #ifndef PMUVM_RDPMC_H
 #define PMUVM_RDPMC_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "machine/guest_debug.h"
 #include "mem/pagewalk.h"
 
-struct rdpmc_state {
+/* Completion at the #GP handler (gp.c). */
+struct rdpmc_gp {
 	uint64_t idt_base;		/* IDTR the breakpoint was placed for */
 	uint16_t idt_limit;
 	const uint8_t *gate;		/* the #GP gate in host memory, NULL: walk */
@@ -64,10 +72,49 @@ struct rdpmc_trap {
 	uint64_t faulted;		/* ...#GP(0) raised instead, as this PMU would */
 };
 
+/* RDPMCs a source stepped where KVM answered them (rdpmc/stepped.c), for the report. */
+struct rdpmc_stepped {
+	uint64_t corrected;		/* EDX:EAX from pmuvm's counters */
+	uint64_t faulted;		/* ...undone with a #GP (no such counter here) */
+};
+
+/* Per vCPU (vcpu->pmu->rdpmc). */
+struct rdpmc_vcpu {
+	struct rdpmc_gp gp;
+	struct rdpmc_watch watch;
+	struct rdpmc_trap trap;
+	struct rdpmc_stepped stepped;
+};
+
+/* Per VM (vm->pmu->rdpmc): what the image's scan found (rdpmc/sites.c). */
+struct rdpmc_vm {
+	/* The image's RDPMCs, all of them, watched from the start; -1: not known. */
+	int nr_image;
+	uint64_t image[GUEST_DEBUG_WATCH_MAX];
+	/* ...or, where there are more, each turned into an RDMSR (rdpmc/trap.c): how many. */
+	unsigned int nr_traps;
+};
+
 struct kvm_sregs;
+struct pmu_listener;
 struct symtab;
 struct vcpu;
+struct vcpu_feature;
 struct vm;
+
+/*
+ * The features, in the board's order (vmm/board.c): the traps' MSRs before
+ * the PMU's; the state on every vCPU, with the stepped RDPMCs' correction;
+ * completion at the #GP handler; the watch, after the exact source, which
+ * steps for it.
+ */
+extern const struct vcpu_feature rdpmc_trap_feature;
+extern const struct vcpu_feature rdpmc_feature;
+extern const struct vcpu_feature rdpmc_gp_feature;
+extern const struct vcpu_feature rdpmc_watch_feature;
+
+/* The listener that corrects stepped RDPMCs where KVM answers RDPMC (stepped.c). */
+extern const struct pmu_listener rdpmc_stepped_listener;
 
 /*
  * The RDPMC instructions in the functions of `t` that decode (as 64-bit
@@ -79,7 +126,7 @@ int rdpmc_sites_scan(const struct symtab *t, uint64_t *sites, unsigned int max, 
 /*
  * The guest image is loaded: where KVM answers RDPMC and breakpoints fire,
  * its RDPMCs, if its symbol table shows at most as many as there are
- * breakpoints, are watched from the start (vm->pmu->image_rdpmc).
+ * breakpoints, are watched from the start (vm->pmu->rdpmc->image).
  */
 void rdpmc_sites_from_image(struct vm *vm, const uint8_t *image, size_t size);
 
@@ -111,10 +158,5 @@ void rdpmc_retired(struct vcpu *vcpu, uint64_t rip, unsigned int cpl);
  */
 void rdpmc_window_open(struct rdpmc_watch *w, bool counting);
 bool rdpmc_window_step(struct rdpmc_watch *w, unsigned int nr_watch);
-
-/* A PMU MSR access exited to pmuvm (where `on`): rdpmc_window_open(). */
-void rdpmc_watch_msr_access(struct vcpu *vcpu, bool counting);
-/* A window's step ended; the instruction at `rip` was an RDPMC if `rdpmc`. */
-void rdpmc_watch_stepped(struct vcpu *vcpu, uint64_t rip, bool rdpmc);
 
 #endif

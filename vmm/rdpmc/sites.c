@@ -117,13 +117,13 @@ int rdpmc_sites_scan(const struct symtab *t, uint64_t *sites, unsigned int max, 
 
 void rdpmc_sites_from_image(struct vm *vm, const uint8_t *image, size_t size)
 {
-	struct vm_pmu *p = vm->pmu;
+	struct rdpmc_vm *v = vm->pmu ? vm->pmu->rdpmc : NULL;
 	uint64_t sites[MEM_PATCH_MAX];
 	struct symtab t;
 	bool complete;
 	int n, r;
 
-	if (!p || !p->caps.rdpmc_by_kvm || !p->caps.hw_breakpoints)
+	if (!v || !vm->pmu->caps.rdpmc_by_kvm || !vm->pmu->caps.hw_breakpoints)
 		return;
 	if (symtab_load(&t, image, size) || !t.nr) {
 		symtab_free(&t);
@@ -133,8 +133,8 @@ void rdpmc_sites_from_image(struct vm *vm, const uint8_t *image, size_t size)
 	symtab_free(&t);
 	/* Breakpoints leave the guest's code as it is: first choice. */
 	if (complete && n <= GUEST_DEBUG_WATCH_MAX) {
-		memcpy(p->image_rdpmc, sites, sizeof(sites[0]) * (unsigned int)n);
-		p->nr_image_rdpmc = n;
+		memcpy(v->image, sites, sizeof(sites[0]) * (unsigned int)n);
+		v->nr_image = n;
 		pr_info("RDPMC: the image's %d RDPMC instruction(s) are watched with breakpoints", n);
 		return;
 	}
@@ -151,5 +151,5 @@ void rdpmc_sites_from_image(struct vm *vm, const uint8_t *image, size_t size)
 			"not all of the image's functions decode, or it has RDPMCs outside them");
 		return;
 	}
-	p->nr_image_rdpmc = 0;	/* all known: no discovery windows */
+	v->nr_image = 0;	/* all known: no discovery windows */
 }

@@ -90,7 +90,7 @@ int rdpmc_trap_image(struct vm *vm, const uint64_t *sites, unsigned int n)
 		guest_mem_patch_undo(&vm->mem, first);
 		return r;
 	}
-	vm->pmu->nr_rdpmc_traps = n;
+	vm->pmu->rdpmc->nr_traps = n;
 	return 0;
 }
 
@@ -111,12 +111,12 @@ bool rdpmc_trap_at(struct vcpu *vcpu, uint64_t rip)
 
 static int rdpmc_trap_msr(struct vcpu *vcpu, uint32_t index, bool is_write, uint64_t *data)
 {
-	struct rdpmc_trap *t = &vcpu->pmu->rdpmc_trap;
+	struct rdpmc_trap *t = &vcpu->pmu->rdpmc->trap;
 	struct kvm_sregs *s;
 	struct kvm_regs *r;
 	uint64_t rip;
 
-	if (is_write || !vcpu->vm->pmu->nr_rdpmc_traps ||
+	if (is_write || !vcpu->vm->pmu->rdpmc->nr_traps ||
 	    !rdpmc_trap_msr_routed(&vcpu->vm->cfg->pmu, index))
 		return VCPU_MSR_NOT_MINE;
 	/* An RDMSR of the guest's own: what KVM would read, or a #GP. */
@@ -143,10 +143,11 @@ static int rdpmc_trap_msr(struct vcpu *vcpu, uint32_t index, bool is_write, uint
 
 static int rdpmc_trap_vcpu_init(struct vcpu *vcpu)
 {
-	return vcpu->vm->pmu && vcpu->vm->pmu->nr_rdpmc_traps ? 0 : VCPU_FEATURE_OFF;
+	return vcpu->vm->pmu && vcpu->vm->pmu->rdpmc && vcpu->vm->pmu->rdpmc->nr_traps ?
+	       0 : VCPU_FEATURE_OFF;
 }
 
-const struct vcpu_feature pmu_rdpmc_trap_feature = {
+const struct vcpu_feature rdpmc_trap_feature = {
 	.name = "rdpmc-trap",
 	.vcpu_init = rdpmc_trap_vcpu_init,
 	.msr = rdpmc_trap_msr,

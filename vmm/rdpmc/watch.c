@@ -4,24 +4,42 @@
  * 0, with no exit). The instruction never exits, but it can be found and
  * watched: a guest reads a counter shortly after programming or stopping
  * it, so each PMU MSR access opens a window of single steps
- * (rdpmc/window.c) in which the exact source corrects every RDPMC it steps,
- * and each RDPMC found becomes an execution breakpoint (DR1-DR3) answered
- * here from pmuvm's counters when it fires. An image whose symbol table
- * shows all its RDPMCs (rdpmc/sites.c) has them watched from the start.
- * Only where breakpoints fire (kvm/probe.c): elsewhere windows never end.
+ * (rdpmc/window.c), asked of the source that steps (pmu/listen.h), in which
+ * every RDPMC stepped is corrected (rdpmc/stepped.c), and each RDPMC found
+ * becomes an execution breakpoint (DR1-DR3) answered here from pmuvm's
+ * counters when it fires. An image whose symbol table shows all its RDPMCs
+ * (rdpmc/sites.c) has them watched from the start. Only where breakpoints
+ * fire (kvm/probe.c) and a source steps: elsewhere windows never end.
  * Design: docs/counting.md, "RDPMC that KVM answers" and "Discovery windows".
  */
-#include "exact/exact.h"
+#include "exitcode.h"
 #include "log.h"
 #include "machine/vm.h"
 #include "mem/pagewalk.h"
-#include "pmu/pmu.h"
+#include "pmu/listen.h"
 #include "pmu/vcpu_pmu.h"
 #include "rdpmc/rdpmc.h"
 
-void rdpmc_watch_msr_access(struct vcpu *vcpu, bool counting)
+/*
+ * What the source that steps must know of the discovery: a window is open
+ * (step now), and discovery is not over where KVM answers RDPMC (keep the
+ * kernel stepped: a kernel run unstepped has only its watched RDPMCs
+ * answered).
+ */
+static void rdpmc_watch_publish(struct vcpu *vcpu)
 {
-	rdpmc_window_open(&vcpu->pmu->rdpmc_watch, counting);
+	const struct rdpmc_watch *w = &vcpu->pmu->rdpmc->watch;
+	struct pmu_stepping *st = &vcpu->pmu->step;
+
+	st->wanted = w->window != 0;
+	st->kernel_wanted = vcpu->vm->pmu->caps.rdpmc_by_kvm && w->on && !w->settled;
+}
+
+/* A PMU MSR access exited to pmuvm: rdpmc_window_open(). */
+static void rdpmc_watch_msr_access(struct vcpu *vcpu, bool counting)
+{
+	rdpmc_window_open(&vcpu->pmu->rdpmc->watch, counting);
+	rdpmc_watch_publish(vcpu);
 }
 
 static void rdpmc_watch_learn(struct vcpu *vcpu, uint64_t rip)
@@ -35,20 +53,26 @@ static void rdpmc_watch_learn(struct vcpu *vcpu, uint64_t rip)
 	if (d->nr_watch == GUEST_DEBUG_WATCH_MAX)
 		return;
 	d->watch[d->nr_watch++] = rip;
-	vcpu->pmu->rdpmc_watch.quiet = 0;
+	vcpu->pmu->rdpmc->watch.quiet = 0;
 	if (d->nr_watch == GUEST_DEBUG_WATCH_MAX)
-		vcpu->pmu->rdpmc_watch.settled = true;
+		vcpu->pmu->rdpmc->watch.settled = true;
 	pr_info("vCPU %d: RDPMC at %#llx watched", vcpu->id, (unsigned long long)rip);
 }
 
-void rdpmc_watch_stepped(struct vcpu *vcpu, uint64_t rip, bool rdpmc)
+/* A step ended (in a window or not); an RDPMC that retired is watched from now on. */
+static void rdpmc_watch_stepped(struct vcpu *vcpu, struct pmu_step *st)
 {
 	/* The image's RDPMCs turned into RDMSRs need no watching (rdpmc/trap.c). */
-	if (rdpmc && vcpu->vm->pmu->caps.hw_breakpoints && vcpu->pmu->exact &&
-	    !rdpmc_trap_at(vcpu, rip))
-		rdpmc_watch_learn(vcpu, rip);
-	rdpmc_window_step(&vcpu->pmu->rdpmc_watch, vcpu->dbg.nr_watch);
+	if (st->rdpmc && st->retired && !rdpmc_trap_at(vcpu, st->rip))
+		rdpmc_watch_learn(vcpu, st->rip);
+	rdpmc_window_step(&vcpu->pmu->rdpmc->watch, vcpu->dbg.nr_watch);
+	rdpmc_watch_publish(vcpu);
 }
+
+static const struct pmu_listener rdpmc_watch_listener = {
+	.msr_access = rdpmc_watch_msr_access,
+	.stepped = rdpmc_watch_stepped,
+};
 
 /*
  * The watched RDPMC answered where its breakpoint stopped the vCPU, as the
@@ -71,8 +95,8 @@ static bool rdpmc_watch_answer(struct vcpu *vcpu)
 	    (r->rflags & X86_RFLAGS_TF))
 		return false;
 	cpl = sregs_cpl(s);
-	/* An instruction the exact source counts is left to its step. */
-	if ((vpmu_counted_events_at(&vcpu->pmu->model, cpl) & vcpu->pmu->exact->events) ||
+	/* An instruction the source that steps counts is left to its step. */
+	if ((vpmu_counted_events_at(&vcpu->pmu->model, cpl) & vcpu->pmu->step.events) ||
 	    rdpmc_value(vcpu, s, r->rip, cpl, (uint32_t)r->rcx, &val))
 		return false;
 	if (log_verbosity > 1)
@@ -84,14 +108,14 @@ static bool rdpmc_watch_answer(struct vcpu *vcpu)
 	if (vcpu_state_changed(vcpu))
 		return false;
 	rdpmc_retired(vcpu, r->rip - 2, cpl);
-	vcpu->pmu->rdpmc_watch.answered++;
+	vcpu->pmu->rdpmc->watch.answered++;
 	return true;
 }
 
-/* A watched RDPMC is next: answer it, or step it (the exact source corrects it). */
+/* A watched RDPMC is next: answer it, or step it (rdpmc/stepped.c corrects it). */
 static bool rdpmc_watch_debug_exit(struct vcpu *vcpu)
 {
-	struct rdpmc_watch *w = &vcpu->pmu->rdpmc_watch;
+	struct rdpmc_watch *w = &vcpu->pmu->rdpmc->watch;
 
 	if (guest_debug_watch_hit(vcpu) < 0)
 		return false;
@@ -103,32 +127,45 @@ static bool rdpmc_watch_debug_exit(struct vcpu *vcpu)
 		return true;
 	if (!w->window)
 		w->window = 1;
+	rdpmc_watch_publish(vcpu);
 	return true;
 }
 
-static int rdpmc_watch_vcpu_init(struct vcpu *vcpu)
+/* The image's RDPMCs, where its scan found them all (rdpmc/sites.c), watched from the start. */
+static void rdpmc_watch_image(struct vcpu *vcpu)
 {
-	const struct vm_pmu *p = vcpu->vm->pmu;
-	struct rdpmc_watch *w = &vcpu->pmu->rdpmc_watch;
+	const struct rdpmc_vm *v = vcpu->vm->pmu->rdpmc;
+	struct rdpmc_watch *w = &vcpu->pmu->rdpmc->watch;
 	struct vcpu_debug *d = &vcpu->dbg;
 	int i;
 
-	if (!vcpu->vm->cfg->pmu.version || !p->caps.hw_breakpoints || !vcpu->pmu->exact)
-		return VCPU_FEATURE_OFF;
-	w->on = true;
-	if (p->nr_image_rdpmc < 0)
-		return 0;
-	for (i = 0; i < p->nr_image_rdpmc; i++)
-		d->watch[i] = p->image_rdpmc[i];
-	d->nr_watch = (unsigned int)p->nr_image_rdpmc;
+	if (v->nr_image < 0)
+		return;
+	for (i = 0; i < v->nr_image; i++)
+		d->watch[i] = v->image[i];
+	d->nr_watch = (unsigned int)v->nr_image;
 	w->from_image = d->nr_watch;
 	w->settled = true;
 	if (d->nr_watch && guest_debug_apply(vcpu) < 0)
 		pr_warn("vCPU %d: cannot set the RDPMC breakpoints: RDPMC reads KVM's value", vcpu->id);
+}
+
+static int rdpmc_watch_vcpu_init(struct vcpu *vcpu)
+{
+	if (!vcpu->vm->cfg->pmu.version || !vcpu->vm->pmu->caps.hw_breakpoints ||
+	    !vcpu->pmu->step.on)
+		return VCPU_FEATURE_OFF;
+	if (pmu_listen(vcpu, &rdpmc_watch_listener)) {
+		pr_err("vCPU %d: too many PMU listeners", vcpu->id);
+		return PMUVM_EXIT_HOST_ERROR;
+	}
+	vcpu->pmu->rdpmc->watch.on = true;
+	rdpmc_watch_image(vcpu);
+	rdpmc_watch_publish(vcpu);
 	return 0;
 }
 
-const struct vcpu_feature pmu_rdpmc_watch_feature = {
+const struct vcpu_feature rdpmc_watch_feature = {
 	.name = "rdpmc-watch",
 	.vcpu_init = rdpmc_watch_vcpu_init,
 	.debug_exit = rdpmc_watch_debug_exit,
