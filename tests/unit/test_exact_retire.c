@@ -1,5 +1,9 @@
-/* retire_decide(): did a single-stepped instruction retire (vmm/exact/retire.c)? */
+/*
+ * retire_decide(): did a single-stepped instruction retire, and
+ * retire_events(): what a retired one counts (vmm/exact/retire.c)?
+ */
 #include "exact/retire.h"
+#include "model/vpmu.h"
 #include "suite.h"
 
 #define RIP	0x100000ULL
@@ -117,6 +121,40 @@ START_TEST(test_branches)
 }
 END_TEST
 
+#define EV(e)	(1u << PMU_EV_##e)
+
+/* The events each retired instruction raises: BR_INST_RETIRED's umasks, AMD's taken branches. */
+START_TEST(test_events)
+{
+	static const uint8_t nop[] = { 0x90 }, je[] = { 0x74, 0x10 }, call[] = { 0xe8, 0, 0, 0, 0 },
+			     ret[] = { 0xc3 }, jmp_rax[] = { 0xff, 0xe0 }, iretq[] = { 0x48, 0xcf };
+	struct insn in;
+
+	in = decode(nop, sizeof(nop));
+	ck_assert_uint_eq(retire_events(&in, RETIRE_YES), EV(INSTRUCTIONS));
+	in = decode(je, sizeof(je));
+	ck_assert_uint_eq(retire_events(&in, RETIRE_YES),
+			  EV(INSTRUCTIONS) | EV(BRANCHES) | EV(BR_COND) | EV(BR_NOT_TAKEN));
+	ck_assert_uint_eq(retire_events(&in, RETIRE_TAKEN),
+			  EV(INSTRUCTIONS) | EV(BRANCHES) | EV(BR_COND) | EV(BR_NEAR_TAKEN) |
+			  EV(BR_TAKEN));
+	in = decode(call, sizeof(call));
+	ck_assert_uint_eq(retire_events(&in, RETIRE_TAKEN),
+			  EV(INSTRUCTIONS) | EV(BRANCHES) | EV(BR_NEAR_CALL) | EV(BR_NEAR_TAKEN) |
+			  EV(BR_TAKEN));
+	in = decode(ret, sizeof(ret));
+	ck_assert_uint_eq(retire_events(&in, RETIRE_TAKEN),
+			  EV(INSTRUCTIONS) | EV(BRANCHES) | EV(BR_NEAR_RETURN) | EV(BR_NEAR_TAKEN) |
+			  EV(BR_TAKEN));
+	in = decode(jmp_rax, sizeof(jmp_rax));
+	ck_assert_uint_eq(retire_events(&in, RETIRE_TAKEN),
+			  EV(INSTRUCTIONS) | EV(BRANCHES) | EV(BR_NEAR_TAKEN) | EV(BR_TAKEN));
+	in = decode(iretq, sizeof(iretq));
+	ck_assert_uint_eq(retire_events(&in, RETIRE_TAKEN),
+			  EV(INSTRUCTIONS) | EV(BRANCHES) | EV(BR_FAR) | EV(BR_TAKEN));
+}
+END_TEST
+
 static Suite *exact_retire_suite(void)
 {
 	Suite *s = suite_create("exact_retire");
@@ -125,6 +163,7 @@ static Suite *exact_retire_suite(void)
 	tcase_add_test(tc, test_plain_and_faulting);
 	tcase_add_test(tc, test_rep_string);
 	tcase_add_test(tc, test_branches);
+	tcase_add_test(tc, test_events);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,7 +1,8 @@
 /*
  * The exact counting source: while an enabled counter counts a
- * retirement event, the vCPU is single-stepped and each retired instruction
- * is classified (x86/decode.h) and counted at the CPL it ran at.
+ * retirement event, each instruction is seen to retire (engine.h: the vCPU
+ * is single-stepped), classified (x86/decode.h, retire.h) and counted at
+ * the CPL it ran at.
  */
 #ifndef PMUVM_EXACT_H
 #define PMUVM_EXACT_H
@@ -13,45 +14,52 @@
 #include "exact/krun.h"
 #include "x86/decode.h"
 
+struct exact_engine;
 struct icache;
 struct pmu_source_ops;
 struct vcpu_feature;
 
 /* Per-vCPU state of the exact source (vcpu->pmu->exact). */
 struct exact_state {
+	/* The source (exact.c, count.c). */
 	uint32_t events;		/* what this source counts (bits of enum pmu_arch_event) */
-	bool stepping;			/* KVM_GUESTDBG_SINGLESTEP is on */
-	bool pending;			/* `insn` is the instruction at `rip` about to step */
+	const struct exact_engine *engine;	/* how it sees instructions retire (engine.h) */
+	uint64_t cycle_rem;		/* --cycles=model: cycles x 1000 not yet counted */
+	uint64_t ref_rem;		/* ...and reference cycles x core kHz */
+	uint64_t core_khz, ref_khz;	/* --cpu-mhz and the TSC rate, for those */
+	uint64_t last_rip;		/* the last instruction counted retired (eventing IP) */
+	struct krun_state krun;		/* the kernel run unstepped for USR-only counts (krun.c) */
+
+	/* The instruction in flight, whatever the engine. */
+	bool pending;			/* `insn` is the instruction at `rip` about to run */
 	bool counted;			/* ...and was counted early (its WRMSR exit) */
 	struct insn insn;
 	uint64_t rip;
 	uint16_t cs;
 	unsigned int cpl;
 	uint64_t rax_before, rdx_before;	/* RAX and RDX before it (pmu/listen.h: a listener may undo it) */
+	struct icache *icache;		/* decodes (icache.c) */
+
+	/* The stepping engine (step.c, tf.c, catchup.c, hlt.c, follow.c). */
+	bool stepping;			/* KVM_GUESTDBG_SINGLESTEP is on */
 	/* INSN_IRET: the RIP and CS it returns to (0: unknown); INSN_SYSRET: RCX, RPL 3 */
 	uint64_t iret_frame[2];
-	bool sysret_tf;			/* TF set in R11 for the SYSRET stepped (step.c) */
-	struct icache *icache;
+	bool sysret_tf;			/* TF set in R11 for the SYSRET stepped (tf.c) */
+	bool rearm;			/* TF may be lost (RFLAGS reloaded, a handler entered): set it again */
 	uint8_t *idt_copy;		/* scratch for exact_catch_up_event() */
-	uint64_t cycle_rem;		/* --cycles=model: cycles x 1000 not yet counted */
-	uint64_t ref_rem;		/* ...and reference cycles x core kHz */
-	uint64_t core_khz, ref_khz;	/* --cpu-mhz and the TSC rate, for those */
-	uint64_t last_rip;		/* the last instruction counted retired (eventing IP) */
-	bool rearm;			/* an INSN_LOADS_RFLAGS instruction retired: set TF again */
 	struct follow_state follow;	/* breakpoints on handler entries (follow.c) */
-	struct krun_state krun;		/* the kernel run unstepped for USR-only counts (krun.c) */
 
 	/* Report. */
 	uint64_t steps, retired, not_retired, decode_errors;
 	uint64_t caught_up, hlts;	/* instructions a step ran past, counted */
 	uint64_t steps_not_caught_up;	/* steps that ran where no walk leads: uncounted */
-	uint64_t ran_past;		/* steps that ran past a non-branch (step.c exact_ran_past()) */
+	uint64_t ran_past;		/* steps that ran past a non-branch (catchup.c exact_ran_past()) */
 	uint64_t user_runs_uncounted;	/* KVM_RUNs at CPL3 this host cannot step */
 	uint64_t rearms;		/* single-step re-armed after RFLAGS was reloaded */
-	uint64_t stepping_lost;		/* exits that found stepping lost (step.c) */
+	uint64_t stepping_lost;		/* exits that found stepping lost (tf.c) */
 	uint64_t kvm_traps;		/* step traps KVM raised itself (guest_debug.h) */
-	uint64_t tf_untraced;		/* pmuvm's TF cleared from a saved RFLAGS (step.c) */
-	uint64_t sysret_tf_set;		/* SYSRETs stepped with TF set in R11 (step.c) */
+	uint64_t tf_untraced;		/* pmuvm's TF cleared from a saved RFLAGS (tf.c) */
+	uint64_t sysret_tf_set;		/* SYSRETs stepped with TF set in R11 (tf.c) */
 	uint64_t handler_runs_uncounted;	/* handlers that ran unstepped while counting */
 };
 

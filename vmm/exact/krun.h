@@ -46,7 +46,7 @@ void krun_learn(struct krun_state *k, uint64_t rip);
 bool krun_allowed(const struct vcpu *vcpu, const struct krun_state *k, uint32_t events);
 
 /*
- * Before a KVM_RUN, where exact/step.c would step if `want`: true if the
+ * Before a KVM_RUN, where the exact source counts if `want`: true if the
  * kernel runs unstepped instead (the vCPU is at CPL0 and krun_allowed());
  * `resume_rip` is where the user code that entered it goes on, if known.
  * Stops running it otherwise; found at CPL3 while running, a return was

@@ -1,4 +1,6 @@
+/* Retirement and what it counts, pure (retire.h). */
 #include "exact/retire.h"
+#include "model/vpmu.h"
 
 static bool expected_target(const struct insn *in, uint64_t rip, uint64_t new_rip)
 {
@@ -61,4 +63,34 @@ enum retire retire_decide(const struct insn *in, uint64_t rip, uint16_t cs,
 	if (in->flags & INSN_BRANCH && !(in->flags & INSN_RELATIVE))
 		return RETIRE_TAKEN;
 	return RETIRE_NO;
+}
+
+/* The branch events one retired branch is (events.h). */
+static uint32_t branch_events(uint16_t flags, bool taken)
+{
+	uint32_t ev = 1u << PMU_EV_BRANCHES;
+
+	if (flags & INSN_COND) {
+		ev |= 1u << PMU_EV_BR_COND;
+		if (!taken)
+			ev |= 1u << PMU_EV_BR_NOT_TAKEN;
+	}
+	if (flags & INSN_NEAR_CALL)
+		ev |= 1u << PMU_EV_BR_NEAR_CALL;
+	if (flags & INSN_NEAR_RET)
+		ev |= 1u << PMU_EV_BR_NEAR_RETURN;
+	if (flags & INSN_FAR)
+		ev |= 1u << PMU_EV_BR_FAR | 1u << PMU_EV_BR_TAKEN;
+	else if (taken)
+		ev |= 1u << PMU_EV_BR_NEAR_TAKEN | 1u << PMU_EV_BR_TAKEN;
+	return ev;
+}
+
+uint32_t retire_events(const struct insn *in, enum retire how)
+{
+	uint32_t events = 1u << PMU_EV_INSTRUCTIONS;
+
+	if (in->flags & INSN_BRANCH)
+		events |= branch_events(in->flags, how == RETIRE_TAKEN);
+	return events;
 }

@@ -1,6 +1,8 @@
 /*
- * Did a single-stepped instruction retire?  Pure, so every rule is
- * unit-tested.  After one KVM single step from `rip`, the vCPU is at
+ * Retirement, pure, so every rule is unit-tested: what a retired
+ * instruction counts, whatever engine ran it (retire_events()), and, for
+ * the stepping engine, whether a single-stepped instruction retired
+ * (retire_decide()).  After one KVM single step from `rip`, the vCPU is at
  * `new_rip`; these cases are told apart:
  *   - it completed: new_rip is the next instruction or a branch target;
  *   - a REP string instruction did one iteration: new_rip == rip, not yet;
@@ -43,5 +45,12 @@ bool retire_needs_frame(const struct insn *in, uint64_t rip, uint64_t new_rip);
 
 enum retire retire_decide(const struct insn *in, uint64_t rip, uint16_t cs,
 			  struct step_result *res);
+
+/*
+ * The events (bits of enum pmu_arch_event) one retired instruction raises:
+ * instructions, and for a branch (`how` RETIRE_TAKEN if taken) Intel's
+ * BR_INST_RETIRED umasks and AMD's taken branches (near and far).
+ */
+uint32_t retire_events(const struct insn *in, enum retire how);
 
 #endif

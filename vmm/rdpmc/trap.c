@@ -133,7 +133,7 @@ static int rdpmc_trap_msr(struct vcpu *vcpu, uint32_t index, bool is_write, uint
 			 (unsigned long long)rip, (unsigned long long)*data);
 	/*
 	 * A step retires it when KVM completes the RDMSR, and counts it as the
-	 * RDPMC its decode shows (exact/step.c); else it retires here.
+	 * RDPMC its decode shows (exact/); else it retires here.
 	 */
 	if (!vcpu->dbg.applied_step)
 		rdpmc_retired(vcpu, rip, 0);

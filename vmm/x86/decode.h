@@ -1,12 +1,18 @@
 /*
- * Instruction classification for exact counting, with Zydis: only what
- * deciding "did it retire, and which retirement events does it raise" needs.
+ * x86 instructions decoded with Zydis and classified: only what pmuvm's
+ * decoders need. The exact source (exact/) asks "did it retire, and which
+ * retirement events does it raise", where its handler is (follow.c) and
+ * where the kernel returns (krun.c); RDPMC (rdpmc/sites.c) looks for the
+ * image's RDPMC instructions.
  */
 #ifndef PMUVM_X86_DECODE_H
 #define PMUVM_X86_DECODE_H
 
+#include <linux/kvm.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "x86/x86.h"
 
 #define INSN_MAX_LEN	15	/* SDM vol. 2 2.3.11 */
 
@@ -15,6 +21,16 @@ enum insn_mode {
 	INSN_MODE_32,
 	INSN_MODE_64,
 };
+
+/* The mode the code segment runs in: its L and D/B flags (SDM vol. 3A 3.4.5). */
+static inline enum insn_mode insn_mode_of(const struct kvm_sregs *s)
+{
+	if ((s->efer & X86_EFER_LMA) && s->cs.l)
+		return INSN_MODE_64;
+	if ((s->cr0 & X86_CR0_PE) && s->cs.db)
+		return INSN_MODE_32;
+	return INSN_MODE_16;
+}
 
 /* enum insn_flags: what BR_INST_RETIRED and the retirement rules care about */
 #define INSN_BRANCH	(1u << 0)	/* any branch: BR_INST_RETIRED.ALL_BRANCHES */

@@ -1,0 +1,64 @@
+/*
+ * What the exact source's files share, and nobody else: counting a retired
+ * instruction (count.c), the stepping engine (step.c) and its parts: the
+ * trap flag (tf.c), catching up with what a step ran past (catchup.c),
+ * HLT (hlt.c). Other folders see exact.h.
+ */
+#ifndef PMUVM_EXACT_INTERNAL_H
+#define PMUVM_EXACT_INTERNAL_H
+
+#include <linux/kvm.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "exact/exact.h"
+#include "exact/retire.h"
+#include "model/vpmu.h"
+
+struct vcpu;
+
+/* The events this source counts one instruction at a time (model cycles aside). */
+#define EXACT_EVENTS	((1u << PMU_EV_INSTRUCTIONS) | (1u << PMU_EV_BRANCHES) |	\
+			 (1u << PMU_EV_BR_COND) | (1u << PMU_EV_BR_NEAR_CALL) |		\
+			 (1u << PMU_EV_BR_NEAR_RETURN) | (1u << PMU_EV_BR_NOT_TAKEN) |	\
+			 (1u << PMU_EV_BR_NEAR_TAKEN) | (1u << PMU_EV_BR_FAR) |		\
+			 (1u << PMU_EV_BR_TAKEN))
+
+/* count.c: the instruction at x->rip retired at x->cpl (`how`: RETIRE_TAKEN for a taken branch). */
+void exact_retire(struct vcpu *vcpu, enum retire how);
+/* count.c: user mode is counted where it cannot be stepped; said once. */
+bool exact_user_lost(struct vcpu *vcpu);
+/* count.c: a handler ran unstepped while counting; said once. */
+void exact_handler_unstepped(struct vcpu *vcpu);
+
+/* step.c: decodes the instruction at r->rip, the next to run (x->pending if it decoded). */
+void exact_decode_next(struct vcpu *vcpu, const struct kvm_regs *r, const struct kvm_sregs *s);
+/*
+ * step.c: tells the listeners (pmu/listen.h) of the step of the instruction
+ * at x->rip (`known`; else of a step of an instruction not decoded): false
+ * if one undid it (rdpmc/stepped.c: an RDPMC that faults).
+ */
+bool exact_tell_step(struct vcpu *vcpu, bool known, bool retired);
+
+/* tf.c: the trap flag, which stepping owns. */
+void exact_sysret_tf(struct vcpu *vcpu, struct kvm_regs *r, bool set);
+void exact_rearm(struct vcpu *vcpu);
+void exact_untrace(struct vcpu *vcpu, struct kvm_regs *r, const struct kvm_sregs *s,
+		   const struct step_result *res, enum retire how);
+bool exact_kvm_dropped_tf(struct vcpu *vcpu);
+bool exact_step_lost(struct vcpu *vcpu);
+bool exact_mmio_write_done(struct vcpu *vcpu);
+
+/* catchup.c: instructions a step ran past, counted. */
+void exact_catch_up(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t from, uint64_t to,
+		    uint64_t rsp);
+bool exact_ran_past(struct vcpu *vcpu, const struct kvm_sregs *s, const struct kvm_regs *r,
+		    const struct step_result *res);
+void exact_catch_up_event(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t to,
+			  uint64_t rsp);
+void exact_catch_up_return(struct vcpu *vcpu, const struct kvm_sregs *s, const struct kvm_regs *r);
+
+/* hlt.c: a stepped HLT at CPL0 done here; true if it retired (RIP past it). */
+bool exact_emulate_hlt(struct vcpu *vcpu, struct kvm_regs *r);
+
+#endif
