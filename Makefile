@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # pmuvm: a KVM VMM that boots multiboot guests and Linux kernels and gives
 # them an emulated Intel (v1-v5, PEBS) or AMD (PerfMonV2) PMU.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The fuzzers' input cursor: bytes taken in order, zeros once it runs out. */
 #ifndef FUZZ_INPUT_H
 #define FUZZ_INPUT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * libFuzzer target: the multiboot/ELF loader on arbitrary image bytes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * libFuzzer target: ntpmu's parsing of caller buffers in the HAL calls:
  * HalAllocateHardwareCounters with an arbitrary

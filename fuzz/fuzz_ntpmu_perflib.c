@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * libFuzzer target: the PERF_COUNTER_IDENTIFIER block parser of
  * PerfAddCounters/PerfDeleteCounters (guest-shim/ntpmu/ntpmu_perf_blocks.c,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * libFuzzer target: the guest page-table walker and guest_linear_read/write
  * over random page tables in a fake guest RAM with a hole.

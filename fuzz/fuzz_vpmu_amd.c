@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * libFuzzer target: random operation sequences against the AMD model
  * (vmm/model/amd.c).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """Writes the seed corpora in fuzz/corpus/NAME/ (run from the repository root).
 
 The seeds only give libFuzzer a start in each input layout (documented at the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-only
 # libFuzzer targets: built with clang, ASan and UBSan into build/fuzz.
 #
 #   make fuzz                 build, then run each target for FUZZ_SECONDS (60)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """make bench: what pmuvm's virtual PMU costs, measured side by side.
 
 Runs the tests/guests/bench_*.c guests under pmuvm, prints a table and

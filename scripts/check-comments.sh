@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Part of `make check`: the sources' comments cite documentation that exists.
 # Fails, listing FILE:LINE, where a source file
 #   - cites the README (`README "Heading"`, `README,`, `(README`, `see the

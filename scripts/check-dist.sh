@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # make dist's tarball stands on its own: it unpacks into pmuvm-VERSION/ with
 # a VERSION file holding HEAD's version (scripts/version.sh --head), builds
 # there without git (make -j2 all), its pmuvm says that version, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Part of `make check`: a short run of every libFuzzer target (mk/fuzz.mk),
 # from the committed seeds only, failing on any crash or broken invariant.
 # FUZZ_CHECK_SECONDS per target (default 4). Crash inputs: build/fuzz/artifacts/.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Part of `make check`: vmm/'s folders include each other only down the
 # layers declared below (docs/architecture.md, "Layers"). Fails, listing
 # FILE:LINE, where an `#include "dir/file.h"` of vmm/ points to a folder on

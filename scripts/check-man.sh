@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The installed man page documents pmuvm as --help does: `make install`
 # into a temporary DESTDIR, then every option that `pmuvm --help` lists
 # (the names before each option line's description) is in the rendered

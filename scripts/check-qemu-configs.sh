@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # qemu-configs/: the libvirt domains are valid (virt-xml-validate) and the
 # checked-in ones are mkdomain's output; the QEMU configuration and launcher
 # boot guests under TCG and KVM with the guest's exit code coming through.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # pmuvm's --report files against docs/report.schema.json (docs/report.md):
 # the schema itself, its samples (tests/report-schema/: valid ones
 # accepted, invalid ones and any undocumented key rejected), docs/report.md

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # The installed guest SDK (docs/guest-sdk.md): `make install` into a
 # temporary DESTDIR with PREFIX=/usr, the man page renders, every installed
 # header compiles alone with pkg-config's cflags only, the installed

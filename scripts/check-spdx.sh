@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Every source file names its license in an SPDX-License-Identifier line
 # within its first 3 lines, and that license is its directory's (LICENSE):
 # MIT for the guest SDK (guest-shim/, include/), GPL-2.0-only for the rest.

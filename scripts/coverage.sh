@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Branch coverage of the objects built from SRC_DIR into BUILD_DIR.
 #
 #   scripts/coverage.sh BUILD_DIR SRC_DIR [MIN_PERCENT]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Installs the Debian 12 packages pmuvm needs, but only when something is
 # missing; without root it prints the exact apt-get line and fails.
 #

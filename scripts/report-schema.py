@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-only
 """pmuvm's --report files against their schema, docs/report.schema.json.
 
   report-schema.py validate FILE...

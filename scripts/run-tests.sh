@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Runs every test of build dir $1 and prints one closing line:
 #   "tests: N passed, N failed, N skipped"  (checks, a check whose TAP line
 #   has the SKIP directive skipped; each extra script is one, and each

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Prints pmuvm's version.  In a git checkout: `git describe` of the newest
 # vX.Y.Z tag without its "v" (0.1.0, or 0.1.0-5-g1234abc after 5 more
 # commits), "-dirty" when the work tree has uncommitted changes; before the

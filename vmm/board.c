@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The board: what a pmuvm VM is built from, in order. Devices where QEMU's
  * pc machine has them; the vCPU features in the order their hooks run: the

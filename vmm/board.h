@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef PMUVM_BOARD_H
 #define PMUVM_BOARD_H
 

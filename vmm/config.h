@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Everything the command line decides, validated before any KVM call. */
 #ifndef PMUVM_CONFIG_H
 #define PMUVM_CONFIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The --event-filter text format, one directive per line, '#' starts a
  * comment, numbers in C syntax (0x3c, 60):

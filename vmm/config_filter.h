@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * --event-filter FILE: reads the operator's PMU event filter (format in
  * docs/machine.md, "Event filter") into a vpmu_filter.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pmuvm's process exit status.  A guest that writes V to the isa-debug-exit
  * port makes pmuvm exit with (V << 1) | 1, as QEMU does: always odd.  pmuvm's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Diagnostics on stderr, one line each, prefixed "pmuvm: ". */
 #ifndef PMUVM_LOG_H
 #define PMUVM_LOG_H

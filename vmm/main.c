@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pmuvm: boot a multiboot guest or a Linux bzImage under KVM with a
  * software-emulated PMU, Intel's architectural PMU (v1-v5, PEBS) or AMD's

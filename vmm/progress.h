@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Progress of a stepped run.  Single-stepping (vmm/exact) runs a guest
  * thousands of times slower than native, so a run that steps for more than

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The report is built with json-c and written whole, at once, through
  * out/outfile.h: a regular file is replaced atomically (temporary file, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* --report FILE.json: a machine-readable summary of the run (docs/report.md). */
 #ifndef PMUVM_REPORT_H
 #define PMUVM_REPORT_H

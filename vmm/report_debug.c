@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The report's debug part (docs/report.md): the top-level "debug" object
  * (what pmuvm found out about the host and the image) and each vCPU's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The report's debug part (report_debug.c, docs/report.md). */
 #ifndef PMUVM_REPORT_DEBUG_H
 #define PMUVM_REPORT_DEBUG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The report's values (docs/report.md): counts are JSON integers; register
  * values, masks and guest addresses are strings of lower-case hex digits

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Stop signals.  SIGINT, SIGTERM and SIGHUP stop the guest as --timeout
  * does: every vCPU stops, the report and profile are written with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The demo guest: who we are, how many CPUs, the PMU we were given (either
  * vendor's: CPUID 0AH on Intel, SDM vol. 2A "Architectural Performance

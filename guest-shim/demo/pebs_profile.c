@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The demo's PEBS profile: gets this CPU's PEBS control area
  * from ntpmu (NtSetSystemInformation(SystemProcessorProfileControlArea)),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hello: the smallest pmuvm guest.  It prints on the serial console, sends
  * pmuvm one named value and one passed check as ucalls (they are in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ntpmu_counters: the Windows kernel's counter configuration calls on the
  * virtual PMU (ntpmu; Windows Driver Kit, KeSetHardwareCounterConfiguration

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pmc_count: count a loop with the PMU, on an Intel or an AMD CPU alike,
  * through the runtime's vendor-neutral helper (rt/pmc.h).  The loop runs

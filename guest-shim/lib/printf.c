@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Freestanding printf engine.  Everything goes through vcbprintf(), which
  * hands each output character to a callback: the console streams it to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * String and memory functions.  The compiler may emit calls to memcpy,
  * memset, memmove and memcmp on its own (struct copies), so they must exist

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ntpmu on the guest runtime: what platform_rt.c and pvclock.c share. */
 #ifndef NTPMU_RT_H
 #define NTPMU_RT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ntpmu platform on the guest runtime: real PMU MSRs, the scheduler's
  * switch hook, the runtime allocator, spinlock and per-thread slot.

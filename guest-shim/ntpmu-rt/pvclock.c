@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The TSC frequency under KVM, from its paravirtual clock (Linux
  * Documentation/virt/kvm/x86/msr.rst, MSR_KVM_SYSTEM_TIME_NEW; cpuid.rst

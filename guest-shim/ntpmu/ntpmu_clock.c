@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Clock values for Perflib's PERF_DATA_HEADER (docs/windows-api.md 6.3): the TSC is the
  * high-resolution clock (PerfTimeStamp), its frequency PerfFreq.

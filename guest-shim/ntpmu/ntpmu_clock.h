@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* TSC frequency and 100-ns time for Perflib (ntpmu_clock.c). */
 #ifndef NTPMU_CLOCK_H
 #define NTPMU_CLOCK_H

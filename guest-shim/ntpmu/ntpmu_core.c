@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ntpmu state, platform binding and PMU discovery.
  *

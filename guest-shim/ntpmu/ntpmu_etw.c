@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * NtSetSystemInformation(SystemPerformanceTraceInformation) for the PMC
  * classes (docs/windows-api.md 4.5-4.6), and what the configured counters do:

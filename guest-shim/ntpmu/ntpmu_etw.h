@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ntpmu ETW state shared by ntpmu_source.c, ntpmu_logger.c and ntpmu_etw.c. */
 #ifndef NTPMU_ETW_H
 #define NTPMU_ETW_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * HAL event buffers: the ResourceTypeEventBuffer resource of
  * HalAllocateHardwareCounters (windows-api docs/windows-api.md 2.2, Windows 10 1903+).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * HalAllocateHardwareCounters / HalFreeHardwareCounters: counter arbitration
  * between drivers and thread profiling (docs/windows-api.md 2.2-2.5), and the PMI dispatch

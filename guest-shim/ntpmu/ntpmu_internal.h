@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ntpmu core state shared by its files. */
 #ifndef NTPMU_INTERNAL_H
 #define NTPMU_INTERNAL_H

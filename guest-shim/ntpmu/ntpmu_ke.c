@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * KeSetHardwareCounterConfiguration / KeQueryHardwareCounterConfiguration
  * (docs/windows-api.md 1.2-1.3; Windows docs, KeSetHardwareCounterConfiguration).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ntpmu's event loggers: start, stop, the record buffer and its consumer
  * view (nt/ntwmi.h).  Each logger has one non-paged buffer that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Event encodings by CPU vendor (the MSRs: ntpmu_internal.h), so that every
  * Windows call programs the counters of the PMU the guest has.

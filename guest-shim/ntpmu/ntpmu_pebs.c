@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * NtSetSystemInformation(SystemProcessorProfileControlArea)
  * (docs/windows-api.md 5) and the PEBS buffer reader (ntpmu/pebs.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PERF_COUNTER_IDENTIFIER block parsing (see ntpmu_perf_blocks.h). */
 #include <stdint.h>
 

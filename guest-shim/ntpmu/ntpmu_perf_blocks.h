@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The PERF_COUNTER_IDENTIFIER block parser of PerfAddCounters and
  * PerfDeleteCounters (docs/windows-api.md 6.3-6.4).  Pure: it depends on nothing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Perflib V2 consumer API (docs/windows-api.md 6) over one counterset:
  * NTPMU_PERF_COUNTERSET_GUID, multi-instance, one instance per processor,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ntpmu: the Windows counter calls (nt/) on the Intel architectural
  * PMU.  The core in this directory is pure C with no dependency on the guest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ReadThreadProfilingData's ntdll half (docs/windows-api.md 3.5): runs in the profiled
  * thread, possibly at CPL3, so it takes no lock and makes no kernel call: it

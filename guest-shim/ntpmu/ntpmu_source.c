@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * KPROFILE_SOURCE values and the architectural events behind them (spec
  * 4.7-4.8, the Intel "Emon" HAL table), with their sampling intervals

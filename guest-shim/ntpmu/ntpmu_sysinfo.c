@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * NtSetSystemInformation: the classes ntpmu implements, each in its own
  * file; any other SYSTEM_INFORMATION_CLASS is STATUS_INVALID_INFO_CLASS.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Thread profiling, kernel side (docs/windows-api.md 3.3, 3.4): enable, disable and query,
  * and the context-switch hook that keeps each profiled thread's counter and

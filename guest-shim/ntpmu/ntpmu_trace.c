@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TraceSetInformation / TraceQueryInformation for the PMC classes (docs/windows-api.md 4.4,
  * sechost of Windows 10; Win32 codes through RtlNtStatusToDosError).

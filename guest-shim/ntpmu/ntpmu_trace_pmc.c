@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * TraceQueryInformation classes 25 TracePmcCounterOwners and 27
  * TracePmcSessionInformation (docs/windows-api.md 4.2-4.3: only the structures and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kernel32's thread-profiling calls: the Rtl* routine's NTSTATUS mapped to a
  * Win32 error code (docs/windows-api.md 3.4, mapping table docs/windows-api.md 7.1).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The kernel heap (rt/alloc.h).  A chunk handed out is
  *

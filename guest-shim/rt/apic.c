@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Local APIC, xAPIC (MMIO at 0xfee00000) or x2APIC (MSRs 0x800-0x8ff).
  * Both are reached through apic_read()/apic_write() with the xAPIC offset;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Multiboot entry and the switch to 64-bit long mode, shared by the BSP
  * (from the loader) and the APs (from trampoline.S).

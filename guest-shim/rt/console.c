@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * printf() and friends on the serial console.  One lock around each call
  * keeps lines from different CPUs whole; formatting streams straight to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rt_exit(): QEMU's isa-debug-exit (and pmuvm's copy of it) terminates the
  * VM when a value is written to its port; a 32-bit OUT matches iosize=4.

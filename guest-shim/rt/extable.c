@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Exception-table lookup and the fault-tolerant MSR/PMC accessors built on
  * it (see rt/extable.h for the %r10 convention).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fw_cfg over the legacy I/O ports (QEMU docs/specs/fw_cfg.rst).  Every
  * byte is one VM exit, which is fine for the handful of items we read.

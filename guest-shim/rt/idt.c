@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * IDT setup and the C side of interrupt dispatch (policy in rt/idt.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runtime-private entry points shared between rt/ files. */
 #ifndef RT_INTERNAL_H
 #define RT_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Copy the multiboot information (spec 3.3) into struct rt_mbi at start-up.
  * Only fields whose flag bit is set are valid; the others stay zero.

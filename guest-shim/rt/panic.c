@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* rt_panic() (rt/panic.h). */
 #include <stdarg.h>
 #include <rt/exit.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Boot page tables, built by the assembler instead of at run time because
  * guest CPL0 code is emulated instruction by instruction on kvm_pvm hosts

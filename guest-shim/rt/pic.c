@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The legacy 8259A PIC pair.  The BIOS leaves the master at vector base
  * 0x08, so the first timer tick after STI would arrive as "vector 8" and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The vendor-neutral counter helper (rt/pmc.h).  Each vendor's PMU is a row
  * of MSR numbers and event encodings, picked at probe time; the calls only

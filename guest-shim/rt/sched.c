@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The per-CPU scheduler (rt/thread.h): run queue, the switch, the timer
  * tick and sleeping.  Everything here runs with interrupts off; the run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scheduler internals shared by sched.c, thread.c, smp.c and usermode.c. */
 #ifndef RT_SCHED_INTERNAL_H
 #define RT_SCHED_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 16550 UART on COM1, output only, polled.  Each port access is a VM exit,
  * so initialization is the minimum a real 16550 needs and every byte costs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Per-CPU data, AP start-up and cross-CPU calls (interface in rt/smp.h).
  *

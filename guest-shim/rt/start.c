@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rt_start(): the BSP's C entry from boot.S.  Order matters: per-CPU data
  * first (the console lock reads the CPU id), then the console and the IDT so

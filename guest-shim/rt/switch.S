@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * void sched_switch(uint64_t *prev_rsp, uint64_t next_rsp)
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The kernel side of rt_syscall() (rt/syscall.h): the table, the built-in
  * calls and the dispatch the #UD hook hands over to.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Verdicts of GUEST_ASSERT() and friends (rt/test.h): each is printed on the
  * console, as a reader or QEMU sees it, and sent to pmuvm as a ucall.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Thread creation and the accessors of rt/thread.h; the scheduler proper
  * is in sched.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * AP start-up trampoline.  rt_smp_start() copies [tramp_start, tramp_end)
  * to RT_TRAMP_ADDR; a STARTUP IPI with vector RT_TRAMP_VECTOR starts the AP

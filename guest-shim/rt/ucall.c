@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Guest side of the ucall protocol (rt/ucall.h, include/pmuvm/ucall.h):
  * fills a message and OUTs its address. Strings too long for their field

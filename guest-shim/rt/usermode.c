@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * User mode (rt/usermode.h): the TSS per CPU, a writable GDT that holds
  * their descriptors, and the C side of rt_run_user().

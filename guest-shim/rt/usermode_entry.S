@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The assembly half of rt/usermode.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Entry stubs for all 256 IDT vectors, generated with .rept (xv6 generates
  * the same with vectors.pl).  Each stub makes the stack look the same: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ucall protocol: how a guest reports structured test results to pmuvm
  * (docs/guest-sdk.md, "Guest results (ucall)"), in the spirit of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CPUID fields describing the PMU (SDM vol. 2A CPUID; docs/intel-pmu.md 1). */
 #ifndef X86_PMU_CPUID_H
 #define X86_PMU_CPUID_H

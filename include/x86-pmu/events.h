@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The performance events pmuvm knows, in one table.  Everything else here
  * (the event enum, the PMU_EVENT_* encodings, the lookups below) and every

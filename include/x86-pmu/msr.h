@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * PMU-related MSR numbers and bit layouts (Intel SDM vol. 3B ch. 18, MSR table
  * 2-2; Intel SDM vol. 3B, Performance Monitoring). Shared by the VMM and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * amd_pmu: the AMD PMU a guest of `pmuvm --pmu amd` sees (AMD64 APM vol. 2
  * 13.2; KVM's AMD rules, vmm/model/amd.c). --append "version=V

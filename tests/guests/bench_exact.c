@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * bench_exact (make bench): the rate of exactly counted
  * guest instructions.  A CPL0 loop of `size` instructions runs with fixed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * bench_msr (make bench): TSC ticks per RDMSR/WRMSR of a
  * PMU MSR answered by pmuvm (IA32_PMC0, a userspace MSR exit) against one

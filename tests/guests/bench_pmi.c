@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * bench_pmi (make bench): PMI latency of the clock source.
  *

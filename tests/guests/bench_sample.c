@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * bench_sample (make bench): run time of a fixed
  * CPL3 workload with no counter, and with core-cycles sampling at 1 kHz

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * boot: the runtime comes up, the multiboot information and fw_cfg are
  * readable.  Prints them for the host side to compare with what it passed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * compare: what a guest sees of the PMU, for scripts/pmuvm-compare, which
  * boots this image under QEMU/KVM and under pmuvm and sets the two side by

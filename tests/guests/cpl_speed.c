@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cpl_speed: the same loop timed with the TSC in kernel mode (CPL0) and in
  * user mode (CPL3), the best of five runs of each, reported as the values

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cpu_vendor: the CPU a guest sees under --pmu and --cpu-vendor
  * (docs/machine.md, "CPU vendor and PMU"). Prints one line the system test compares:

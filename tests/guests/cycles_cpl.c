@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * cycles_cpl: user-mode cycles under a kernel that counts per task, as
  * Linux's perf does. Fixed counter 1 counts core cycles at USR only, GP

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * exact_count: retired instructions and branches counted exactly at CPL0.
  * Each sequence below, in asm so its instructions are

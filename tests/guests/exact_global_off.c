@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * exact_global_off: a counter stops where the global control clears its
  * enable bit, whatever runs between that WRMSR and the RDMSR that reads

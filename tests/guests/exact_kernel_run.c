@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * exact_kernel_run: user-mode counts stay exact while the kernel runs
  * unstepped (vmm/exact/krun.c).  Fixed counter 0 counts instructions and GP

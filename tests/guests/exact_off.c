@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * exact_off: what a guest sees of instructions and branches, whether pmuvm
  * offers them (--exact on, the default) or not (--exact off). It reports

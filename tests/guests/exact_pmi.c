@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * exact_pmi: exact overflow and zero-skid PMIs, and the
  * deterministic --cycles model (item 4).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * exact_pmi_resume: counting goes on after a PMI taken in the middle of a
  * counted loop, and the PMI handler's own instructions count too (its

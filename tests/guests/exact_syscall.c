@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * exact_syscall: SYSCALL and SYSRET (SDM vol. 2B) counted exactly.
  * user_syscalls makes SYSCALL_N system calls into syscall_entry; IA32_FMASK

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * exact_user: instructions retired at CPL3.  Fixed
  * counter 0 counts USR only, GP counter 0 OS only, around a CPL3 call of

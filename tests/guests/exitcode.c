@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * exitcode: exit with the code given as "code=N" on the command line
  * (default 42), so the VMM's status should be (N << 1) | 1.

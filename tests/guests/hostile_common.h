@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Shared by the hostile_* guests: a seeded xorshift64 and its edge values. */
 #ifndef HOSTILE_COMMON_H
 #define HOSTILE_COMMON_H

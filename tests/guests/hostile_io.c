@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * hostile_io: random port I/O and MMIO at the devices pmuvm emulates and at
  * addresses nothing claims, then a triple fault.  pmuvm must survive it

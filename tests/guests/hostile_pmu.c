@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * hostile_pmu: a guest that attacks pmuvm's PMU emulation, then
  * triple-faults.  pmuvm must survive all of it (tests/system/test_hostile.c

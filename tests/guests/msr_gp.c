@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * msr_gp: on a CPU without a PMU (pmuvm with the vPMU off) the PMU MSRs do
  * not exist, so RDMSR and WRMSR of them raise #GP (SDM vol. 2B RDMSR/WRMSR:

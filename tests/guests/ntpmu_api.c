@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The ntpmu calls on a real (virtual) PMU: KeSet/KeQuery, HAL arbitration
  * with an overflow handler called from a real PMI, and thread profiling of

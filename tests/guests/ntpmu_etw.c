@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * ETW-style PMC configuration and Perflib on the runtime (ntpmu-rt):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A driver's HAL event buffer end to end (ResourceTypeEventBuffer,
  * guest-shim/ntpmu/ntpmu_evbuf.c) on the runtime's ntpmu platform: GP0

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * ntpmu_pebs: NtSetSystemInformation(SystemProcessorProfileControlArea)
  * under pmuvm: every status code of the call, then a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * ntpmu thread profiling on the real runtime (guest-shim/ntpmu-rt): kernel
  * threads on every CPU, preempted by the scheduler tick, each profiling

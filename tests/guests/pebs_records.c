@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pebs_records: PEBS from inside a guest, at CPL0 where the
  * exact source steps every instruction (docs/counting.md, "kvm_pvm").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Shared helpers of the pmu_* guests: the PMU configuration from CPUID. */
 #ifndef PMU_COMMON_H
 #define PMU_COMMON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pmu_filter: counts core cycles (0x3c/0x00) on GP counter 0 and fixed
  * counter 1, and reference cycles (0x3c/0x01) on GP counter 1 and fixed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pmu_msr: every PMU MSR rule seen from inside the guest through the #GP
  * handler, for the configuration pmuvm was started with (read from CPUID

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pmu_overflow: counter overflow, GLOBAL_STATUS, PMI delivery through LVTPC
  * and freeze on PMI, seen from the guest (docs/intel-pmu.md 3.3, 3.4, 3.6).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pmu_sample: sample a CPL3 busy loop on core cycles.  Fixed counter 1
  * (core cycles) counts at USR only with PMI enabled, preset to -P; the PMI

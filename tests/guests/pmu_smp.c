@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pmu_smp (--cpus 2): each vCPU has its own PMU.  Both CPUs program
  * different counters with different values at the same time (behind a

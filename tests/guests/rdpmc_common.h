@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Shared by the rdpmc_* guests: an RDPMC while counted, and one at CPL3. */
 #ifndef RDPMC_COMMON_H
 #define RDPMC_COMMON_H

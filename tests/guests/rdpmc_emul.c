@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * rdpmc_emul: RDPMC in an unmodified guest.  KVM without a vPMU
  * would #GP every RDPMC; pmuvm completes the ones that hardware with this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * rdpmc_late: RDPMC long after the counters were last touched, as
  * kvm-unit-tests' x86/pmu and Linux's perf read them. Where KVM answers

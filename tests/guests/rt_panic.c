@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * rt_panic() (rt/panic.h): freeing a pointer twice stops the guest with the
  * runtime's PANIC line and RT_EXIT_PANIC (pmuvm status 7), not a test

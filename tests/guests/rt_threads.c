@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * rt_threads: the guest runtime's allocator, threads, scheduler, cross-CPU
  * calls, spinlocks and CPL3 tasks with system calls (rt/alloc.h,

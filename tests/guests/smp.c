@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * smp: every CPU fw_cfg announces comes online (each prints
  * "cpu N online apic_id=M"), and each can run work handed to it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * spin: never ends on its own, for stopping pmuvm from outside (signals,
  * progress, a reader of its output that goes away).  It says "spin: ready"

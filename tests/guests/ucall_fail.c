@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * ucall_fail: fails on purpose, in the way `mode=N` on the command line
  * picks, so that tests/system/test_ucall.c can check what pmuvm decodes,

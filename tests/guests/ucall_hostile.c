@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * ucall_hostile: ucalls that pmuvm must refuse (include/pmuvm/ucall.h) one
  * after the other, then ordinary ones; pmuvm must record each bad one as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Hand-built ELF images for loader tests: multiboot, broken, hostile. */
 #ifndef TESTS_ELFGEN_H
 #define TESTS_ELFGEN_H

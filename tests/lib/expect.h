@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Assertions the system tests share (Check): guest verdicts and report lookups. */
 #ifndef TESTS_EXPECT_H
 #define TESTS_EXPECT_H

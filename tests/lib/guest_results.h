@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A guest's results in a pmuvm report: the "guest" object that the ucalls
  * of the guest runtime fill (docs/guest-sdk.md, "Guest results (ucall)"),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * main() of every Check test binary: runs every registered suite, one runner
  * each, so a suite's result line (and, with CK_VERBOSITY=verbose, each test's)

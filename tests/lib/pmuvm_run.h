@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Running pmuvm from system tests: exec, capture output, skip without KVM. */
 #ifndef TESTS_PMUVM_RUN_H
 #define TESTS_PMUVM_RUN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Skipped tests (suite.h). Check 0.15 has no skip result: a test passes,
  * fails or errs. So a skipped test passes, and says why where Check prints

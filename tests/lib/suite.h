@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Check suites register themselves so each test binary's main() never names
  * them: a file ends with TEST_SUITE(name_suite) where name_suite() returns a Suite.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The Linux guests' profiling target (tests/linux/init): one function does
  * nearly all the work, so `perf record` must put hot_function first.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The Linux guests' counting loop (tests/linux/init): a static program with
  * no libc, so that everything it runs in user mode is this code. With

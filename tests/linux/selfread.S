@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The Linux guests' self-monitoring check (tests/linux/init): a static
  * program with no libc that opens a user-mode instructions counter on

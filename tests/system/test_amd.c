@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The CPU vendor a guest sees and the AMD PMU (--pmu, --cpu-vendor):
  * tests/guests/cpu_vendor.c reports the identity and the PMU leaves of each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The benchmark guests and pmuvm's benchmark-only hook, run tiny
  * so that `make bench` cannot rot unnoticed.  No timing is checked here:

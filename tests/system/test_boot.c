@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Guests booted under pmuvm: boot with 1 and 2 vCPUs, serial output,
  * exit-code pass-through, what fw_cfg and multiboot tell the guest, a #GP on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pmuvm's command line and its refusals: every bad option, bad image and
  * missing KVM facility gets one clear line on stderr and its documented exit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * scripts/pmuvm-compare on this machine: the compare guest under QEMU/KVM
  * and under pmuvm, read back from the table the script prints.  Here

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The demo guest (guest-shim/demo/, make run) on each PMU it can be given:
  * it names the vendor's PMU as CPUID describes it, counts a loop's

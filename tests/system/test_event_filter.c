@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * --event-filter with a guest: the pmu_filter guest counts core cycles
  * (0x3c/0x00) on GP0 and fixed counter 1 and reference cycles (0x3c/0x01)

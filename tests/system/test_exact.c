@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Exact counting end to end: retirement rules from inside a
  * guest, zero-skid PMIs, identical runs under --cycles model, honesty

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Hostile guests (tests/guests/hostile_*.c): random values into every PMU
  * MSR, DS_AREA at MMIO and unmapped memory, invalid LVTPC modes, PMI

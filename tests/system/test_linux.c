@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A stock Linux kernel under pmuvm (the Linux boot protocol, vmm/boot/linux.c):
  * Debian's kernel from the lab's package cache boots with a busybox

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The ntpmu guest (tests/guests/ntpmu_api.c): under pmuvm the calls work on
  * the virtual PMU (HAL overflow handler from a real PMI, thread profiling

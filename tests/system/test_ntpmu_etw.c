@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The ntpmu ETW/Perflib guest (tests/guests/ntpmu_etw.c): under pmuvm a
  * PMC profile and a counter list on the NT Kernel Logger, read back from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What pmuvm writes and how it ends (vmm/out/outfile.h, vmm/signals.h,
  * vmm/progress.h): --report, --profile, --profile-folded and --serial go

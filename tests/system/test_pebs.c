@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * PEBS end to end: the pebs_records guest checks enumeration,
  * records of a known CPL0 instruction stream field by field, the threshold

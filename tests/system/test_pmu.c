@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The virtual PMU end to end: guests that sample, overflow and run on two
  * vCPUs under pmuvm, the --report that must agree with what each guest

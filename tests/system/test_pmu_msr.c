@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Every PMU MSR rule observed from inside a guest (tests/guests/pmu_msr.c),
  * under each PMU configuration pmuvm offers: the guest reads the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The contrast pmuvm exists for: the same guest image under plain QEMU/KVM on
  * this machine finds no PMU (the demo fails: status 3), under pmuvm it sees

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The guest runtime's threads, scheduler, allocator, cross-CPU calls and
  * CPL3 tasks (tests/guests/rt_threads.c) under pmuvm with 1 and 2 vCPUs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The same rt_threads guest image under QEMU/KVM: its system-call gate
  * (UD2, rt/syscall.h) and the LAPIC-timer scheduler must not depend on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Guest results through the ucall port end to end (docs/guest-sdk.md,
  * "Guest results (ucall)"): what pmuvm decodes, prints and reports for each kind of guest

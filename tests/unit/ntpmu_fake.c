@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The fake ntpmu platform of the unit tests (see ntpmu_fake.h). */
 #include <stdlib.h>
 #include <string.h>

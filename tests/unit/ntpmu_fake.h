@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A fake ntpmu platform for the hosted unit tests: up to FAKE_MAX_CPUS
  * processors, each with its own vPMU model (vmm/model) as its PMU MSRs, a

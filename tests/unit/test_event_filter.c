@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The --event-filter file format (vmm/config_filter.c). */
 #include <errno.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Instruction classification (vmm/x86/decode.c) and the decode cache. */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * retire_decide(): did a single-stepped instruction retire, and
  * retire_events(): what a retired one counts (vmm/exact/retire.c)?

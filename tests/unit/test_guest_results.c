@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The system tests' guest verdicts (tests/lib/guest_results.c) on reports
  * written by hand: a pass needs main()'s "done" with 0 and no failure or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The Linux boot protocol loader and its ACPI tables, in-process against a
  * fake guest RAM and a synthetic bzImage (Documentation/arch/x86/boot.rst;

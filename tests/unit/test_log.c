@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Warnings said once (vmm/log.h): per vCPU, one bit per warning in the
  * vCPU's own word, so 300 vCPUs' warnings stay apart; per guest address or

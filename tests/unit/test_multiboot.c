@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The multiboot loader, in-process against a fake guest RAM. */
 #include <elf.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * ETW PMC configuration on the fake platform: NtSetSystemInformation(
  * SystemPerformanceTraceInformation) 0x0C/0x0F in docs/windows-api.md 4.6's order, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * HalAllocateHardwareCounters / HalFreeHardwareCounters (docs/windows-api.md 2.2-2.5) and
  * the PMI dispatch to overflow handlers, on the fake platform.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * KeSetHardwareCounterConfiguration / KeQueryHardwareCounterConfiguration
  * (docs/windows-api.md 1.2-1.3) on the fake platform.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * NtSetSystemInformation(SystemProcessorProfileControlArea)
  * (docs/windows-api.md 5): every status code, on the fake platform whose vPMUs

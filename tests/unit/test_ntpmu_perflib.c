@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Perflib V2 consumer API on the fake platform: the counterset of hardware
  * counters, PERF_COUNTER_IDENTIFIER blocks (docs/windows-api.md 6.3) including hostile

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Thread profiling (docs/windows-api.md 3.2-3.5): EnableThreadProfiling & co. and
  * PERFORMANCE_DATA, with context switches simulated on the fake platform.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The output files (vmm/out/outfile.h): which paths are replaced, written
  * in place or refused, and that a replace follows symlinks, keeps the

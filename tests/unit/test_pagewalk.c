@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The guest page-table walker against page tables built in a fake guest RAM. */
 #include <errno.h>
 #include <stdlib.h>

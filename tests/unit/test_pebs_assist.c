@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The PEBS assist (docs/intel-pmu.md 4.2) against a fake guest RAM with 4-level page
  * tables: records, index, reload, threshold PMI and bit 62, the absolute

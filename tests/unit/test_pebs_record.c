@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* PEBS record layouts (docs/intel-pmu.md 4.4), field by field, for formats 3, 4 and 5. */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The event table (include/x86-pmu/events.h) against the encodings the Intel
  * SDM gives (vol. 3B table 18-1, the fixed counters of 18.2.2, and the

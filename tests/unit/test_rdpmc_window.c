@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The RDPMC discovery windows' rules (vmm/rdpmc/window.c): how long a
  * window lasts after a PMU MSR access, and when discovery ends.

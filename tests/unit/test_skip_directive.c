@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * TEST_SKIP and test_skip() (tests/lib/skip.c): a skipped test passes for
  * Check, its TAP line carries the SKIP directive with its reason on one

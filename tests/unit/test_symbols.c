@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * ELF symbol lookup for profiles, and the RDPMC scan of an image's
  * functions (rdpmc/sites.c), on this test binary's own symbol table.

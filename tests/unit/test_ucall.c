@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The ucall decoder, log and port handler (vmm/dev/ucall*.c) in-process,
  * against a fake guest RAM with a hole: every message include/pmuvm/ucall.h

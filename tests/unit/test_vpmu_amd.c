@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The AMD model (vmm/model/amd.c): which MSRs exist per version and
  * counter count, KVM's AMD write rules (reserved bits and read-only MSRs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* vpmu_config_default() and vpmu_config_validate(): defaults and ranges. */
 #include <errno.h>
 #include <string.h>

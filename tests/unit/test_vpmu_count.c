@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Counting, overflow, PMI requests and freeze-on-PMI (docs/intel-pmu.md 3), and the
  * helpers sources use to schedule overflows.

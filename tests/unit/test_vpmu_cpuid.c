@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* CPUID leaf 0xA and the PMU bits of leaf 1 (docs/intel-pmu.md 1.1, 1.2). */
 #include "suite.h"
 #include "x86-pmu/cpuid.h"

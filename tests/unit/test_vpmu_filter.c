@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The event filter (vmm/model/event_filter.c) with KVM_SET_PMU_EVENT_FILTER's
  * semantics, its effect on counting, and that vpmu_init() leaves nothing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * MSR existence, reset values, read/write rules and #GP cases of the vPMU
  * model (docs/intel-pmu.md 2, docs/kvm-vpmu.md 1.2), per version and per counter count.

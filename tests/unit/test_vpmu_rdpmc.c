@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* RDPMC ECX decoding (docs/intel-pmu.md 2.1, docs/kvm-vpmu.md 1.2). */
 #include "suite.h"
 #include "model/vpmu.h"

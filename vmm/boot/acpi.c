@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The ACPI tables of a Linux boot (ACPI 6.5 ch. 5.2; layouts from
  * tables 5.3 RSDP, 5.8 XSDT, 5.9 FADT, 5.19 MADT and its entries). Legacy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Minimal ACPI tables for a Linux boot (ACPI 6.5, ch. 5.2): RSDP, XSDT,
  * FADT, a DSDT that only names \_S5, and a MADT with one local APIC per

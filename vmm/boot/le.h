@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Little-endian fields in boot structures (the zero page, ACPI tables). */
 #ifndef PMUVM_BOOT_LE_H
 #define PMUVM_BOOT_LE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The Linux x86 boot protocol (Documentation/arch/x86/boot.rst), 64-bit
  * entry: a bzImage's protected-mode kernel at 1 MiB, the zero page

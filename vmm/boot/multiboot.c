@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #include <elf.h>
 #include <errno.h>
 #include <stdarg.h>

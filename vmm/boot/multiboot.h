@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Multiboot 1 loader (Multiboot Specification 0.6.96): loads an ELF32 image's
  * PT_LOAD segments at their physical addresses and builds the information

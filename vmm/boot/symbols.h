@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Function symbols of the guest image (ELF32 or ELF64 .symtab), for profiles. */
 #ifndef PMUVM_SYMBOLS_H
 #define PMUVM_SYMBOLS_H

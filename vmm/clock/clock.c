@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The clock source: unhalted core cycles (0x3C/0x00, fixed counter 1) and
  * reference cycles (0x3C/0x01, fixed counter 2) from the CPU time the vCPU

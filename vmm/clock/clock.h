@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The clock source (clock.c): cycle events from the CPU time a vCPU runs. */
 #ifndef PMUVM_CLOCK_H
 #define PMUVM_CLOCK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The ACPI fixed hardware the FADT of vmm/boot/acpi.c describes, at
  * QEMU's PIIX4 PM base 0x600 (ACPI 6.5 ch. 4.8): the PM1a event block

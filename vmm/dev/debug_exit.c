@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * QEMU's isa-debug-exit at 0xf4: a write of V ends the VM with process exit
  * status (V << 1) | 1, so a test guest reports its result without a console.

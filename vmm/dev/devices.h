@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The device models, where QEMU's pc machine has them (vmm/board.c lists them). */
 #ifndef PMUVM_DEVICES_H
 #define PMUVM_DEVICES_H

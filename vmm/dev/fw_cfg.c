@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * QEMU fw_cfg, legacy I/O interface (docs/specs/fw_cfg.rst in QEMU): a 16-bit
  * selector at 0x510 and a byte-wide data port at 0x511 that reads the selected

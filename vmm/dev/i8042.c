@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The PC's keyboard controller (8042), only as the reset line: writing
  * command 0xFE (pulse output port bit 0, the CPU's reset) to port 0x64 ends

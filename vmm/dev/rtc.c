@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The MC146818 real-time clock and CMOS RAM at 0x70/0x71, as the PC has
  * it: an index port (bit 7 is the NMI mask, ignored) and a data port. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * 16550A UART at COM1 (0x3f8), output only.  LSR always reports the
  * transmitter empty, so guests that poll THRE never wait; there is no input.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The ucall port (include/pmuvm/ucall.h, docs/guest-sdk.md):
  * a guest OUTs the guest-physical address of a message; pmuvm copies it out

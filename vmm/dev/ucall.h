@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Guest results through the ucall port (the protocol: include/pmuvm/ucall.h,
  * docs/guest-sdk.md): the decoder, the log of results the report

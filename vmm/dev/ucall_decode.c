@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Decoding a ucall message (include/pmuvm/ucall.h) that a guest wrote: it
  * may be garbage, so every field is checked against the protocol before

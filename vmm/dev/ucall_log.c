@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The results a guest reported through ucalls, in arrival order, and their
  * JSON for the report's "guest" object (docs/report.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Catching up: instructions that ran within one step without a trap of
  * their own, found by walking the straight-line code from where the step

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Counting what retired, whatever engine ran it: the events a retired
  * instruction raises (retire_events(), retire.c) at the CPL it ran at, and

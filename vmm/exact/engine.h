@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Counting engines: how the exact source sees each instruction retire
  * (docs/architecture.md, "Counting engines"). The source (exact.c) decides

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The exact source: while any enabled counter counts a retirement event
  * (instructions, branches; with --cycles=model also the cycle events,

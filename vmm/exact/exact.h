@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The exact counting source: while an enabled counter counts a
  * retirement event, each instruction is seen to retire (engine.h: the vCPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Following events into their handlers while stepping on VMX/SVM, where
  * event delivery clears RFLAGS.TF (SDM vol. 3A 6.12.1.2) and the handler

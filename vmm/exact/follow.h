@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Following events into their handlers while single-stepping, on hosts
  * whose single-step does not (kvm/probe.c): VMX and SVM KVM.

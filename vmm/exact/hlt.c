@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * HLT while stepping is done here: on kvm_pvm, KVM's own HLT under
  * single-step leaves the vCPU halted after the interrupt that woke it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Decoded instructions cached by guest-physical address.
  * An entry keeps the bytes it was decoded from and is used only while guest

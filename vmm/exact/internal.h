@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What the exact source's files share, and nobody else: counting a retired
  * instruction (count.c), the stepping engine (step.c) and its parts: the

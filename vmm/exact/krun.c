@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The guest kernel run unstepped while only user mode is counted (Linux's
  * instructions:u): each CPL0 instruction a stepped kernel retires into CPL3

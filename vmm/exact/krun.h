@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The guest kernel run unstepped while only user mode is counted (krun.c).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Retirement and what it counts, pure (retire.h). */
 #include "exact/retire.h"
 #include "model/vpmu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Retirement, pure, so every rule is unit-tested: what a retired
  * instruction counts, whatever engine ran it (retire_events()), and, for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The stepping engine (engine.h): KVM single-steps the vCPU, one
  * instruction per KVM_RUN. Before the run the instruction at RIP is decoded

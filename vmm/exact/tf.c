@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The trap flag, which stepping owns (docs/counting.md, "Single-stepping on
  * VMX and SVM"): KVM single-steps by RFLAGS.TF, and every instruction that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* Thin helpers over the /dev/kvm API. */
 #ifndef PMUVM_KVM_H
 #define PMUVM_KVM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * MSR routing: KVM_X86_SET_MSR_FILTER denies chosen MSRs to KVM so that a
  * guest's RDMSR/WRMSR of them exits to userspace (KVM_MSR_EXIT_REASON_FILTER).

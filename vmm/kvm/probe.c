@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Start-up probes of what this host's KVM does, each in a throwaway VM
  * booted straight into 64-bit code: does it single-step CPL3; does a guest

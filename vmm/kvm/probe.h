@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Start-up probes of what this host's KVM does that pmuvm depends on, each
  * in a throwaway VM (probe.c): 0 and the answer, or -errno if the probe

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A vCPU statistic by name: the stats file is a header, the descriptors
  * (each struct kvm_stats_desc followed by name_size bytes of name) and the

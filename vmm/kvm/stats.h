@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * One counter of a vCPU's binary statistics (KVM_GET_STATS_FD,
  * Documentation/virt/kvm/api.rst "KVM_GET_STATS_FD"), read by name.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The vCPUs' CPUID: KVM's supported leaves, the topology, then each feature's changes. */
 #ifndef PMUVM_CPUID_H
 #define PMUVM_CPUID_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * vCPU features: what the machine runs around KVM_RUN without knowing what
  * it is. The run loop knows only KVM exits and, per vCPU, a list of features

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * KVM_SET_GUEST_DEBUG is shared by three users: the exact source
  * single-steps (with DR1-DR3 on the handlers it follows events into, where

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The port-I/O bus and the fallback for every unclaimed port and MMIO
  * address: reads return all ones, writes are ignored, and each distinct

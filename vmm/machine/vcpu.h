@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * A vCPU: its KVM handles, its thread, and the list of features that run
  * around its KVM_RUN (feature.h). It knows nothing of the PMU beyond one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The machine: KVM handles, guest memory, the vCPUs, and the stop protocol.
  * What runs on it (devices, vCPU features) comes from a board (vmm/board.c);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Guest-physical memory layout: up to two RAM regions (below the PCI hole and
  * above 4 GiB), each backed by host memory.  Pure: used by the loader, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Guest linear-to-physical translation by walking the guest's page tables
  * (SDM vol. 3A ch. 4): paging off, 32-bit (4 MiB pages with PSE), PAE,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pmuvm's patches of guest code (guest_mem.h): where they are, whether the
  * guest has left them in place, and the original bytes for pmuvm's own

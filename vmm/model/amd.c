@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The AMD model: the core performance counters (AMD64 APM vol. 2 13.2,
  * "Core Performance Monitor Counters"), with the write rules of Linux

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Counting, overflow and PMI requests (docs/intel-pmu.md 3.1-3.3, 3.6).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The operator's event filter (semantics in filter.h). */
 #include <errno.h>
 #include <string.h>

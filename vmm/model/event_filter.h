@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * PMU event filter with the semantics of KVM_SET_PMU_EVENT_FILTER
  * (Linux arch/x86/kvm/pmu.c, Documentation/virt/kvm/api.rst; docs/kvm-vpmu.md 1.6):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The Intel model: the architectural PMU, versions 0 to 5, with PEBS
  * (docs/intel-pmu.md; Linux KVM's arch/x86/kvm/vmx/pmu_intel.c, whose ops

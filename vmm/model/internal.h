@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Private helpers shared by the vpmu model files. Not for the VMM: it only
  * sees vpmu.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * MSR dispatch over the vendor model's table (intel.c, amd.c): reads, and
  * writes as a check step and a commit step. The VMM checks a guest's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The counter side of PEBS (docs/intel-pmu.md 4.2): the armed set and the reload done by
  * an assist.  The DS area and the records themselves are vmm/pebs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Reprogramming: which counters count which event at which level,
  * derived from the controls once per change instead of once per event.

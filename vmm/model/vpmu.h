@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * vpmu: a software model of an x86 PMU, Intel's architectural PMU
  * (versions 1-5, PEBS: intel.c) or AMD's core counters (legacy, core

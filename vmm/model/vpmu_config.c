@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * vPMU configuration and initialisation: the vendor of a configuration,
  * the checks every vendor shares, and the RESET state a model starts in.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The files pmuvm writes (--report, --profile, --profile-folded, --serial),
  * opened and checked before the guest starts and written through the path

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The PEBS feature: after every exit, performs the assist (ds.c, record.c)
  * for counters an overflow armed, with the vCPU's state gathered here.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The PEBS assist (docs/intel-pmu.md 4.2) against the guest's DS save area.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * PEBS in software (docs/intel-pmu.md 4): the DS buffer-management area and the
  * record formats 3, 4 and 5, written into guest memory by an "assist".

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * PEBS records, byte for byte (docs/intel-pmu.md 4.4): the format-3 record and the
  * adaptive (format 4/5) groups Basic, MemInfo, GPR, XMM and LBR.

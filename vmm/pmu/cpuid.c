@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The guest's CPUID as the PMU configuration needs it: the CPU vendor and a
  * signature (family, model, stepping) of a real part whose PMU the model

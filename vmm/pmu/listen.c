@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The vCPU's listeners (listen.h): added by features at vcpu_init, in
  * board order, and told of PMU MSR accesses and steps in that order.

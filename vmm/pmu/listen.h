@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What the PMU layer tells the features that listen (PMU MSR accesses,
  * single steps), and single-stepping as a service between features. The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * PMI delivery through the local APIC's LVT performance-counter register, as
  * hardware does (docs/intel-pmu.md 3.4): a masked entry delivers nothing; NMI mode is an

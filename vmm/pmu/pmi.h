@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #ifndef PMUVM_PMI_H
 #define PMUVM_PMI_H
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The PMU feature: gives every vCPU a PMU model, routes the model's MSRs to
  * it (the KVM MSR filter is built from the model's own MSR list), sets the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The PMU layer: each vCPU's PMU model (vmm/model) connected to KVM: MSR
  * exits, CPUID, PMI delivery through the LAPIC, the counting sources that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Counting sources: where event counts come from. Each source produces some
  * architectural events and is a vCPU feature of its own (its run-loop

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The PMU layer's state: one struct vm_pmu per VM and one struct vcpu_pmu
  * per vCPU, reached through vm->pmu and vcpu->pmu. It holds the vCPU's PMU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * --profile: each counter overflow pmuvm delivers becomes one sample of
  * (vCPU, counter, guest RIP, caller chain).  The chain follows the guest's

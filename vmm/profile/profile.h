@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Profiling from outside: every counter overflow pmuvm delivers is recorded
  * with the vCPU, the counter and the guest's RIP and call stack, and written

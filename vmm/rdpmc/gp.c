@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * RDPMC for unmodified guests.  KVM without a vPMU of its own
  * turns every guest RDPMC into a #GP inside the guest, with no exit

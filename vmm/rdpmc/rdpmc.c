@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * RDPMC's state: per VM, what the image's scan found (sites.c), and per
  * vCPU, what the #GP completion, the watch and the traps keep (rdpmc.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * RDPMC, a vCPU feature of the PMU: the guest's RDPMCs read pmuvm's
  * counters although RDPMC never exits to userspace (docs/counting.md,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The RDPMC instructions of the guest image, found before it runs, for
  * hosts where KVM answers RDPMC itself (rdpmc/watch.c).  Windows after PMU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * RDPMCs a source steps, on a host whose KVM answers RDPMC itself
  * (kvm/probe.c): the step came back with KVM's value, so the model's goes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * RDPMC where KVM answers it itself and the image has more RDPMCs than
  * there are breakpoints to watch them (rdpmc/watch.c): kvm-unit-tests'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * RDPMC where KVM answers it itself (SVM and VMX intercept it, and a KVM
  * whose own vPMU is on for the guest answers from counters pmuvm keeps at

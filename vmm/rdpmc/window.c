@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The discovery windows of rdpmc/watch.c as bookkeeping alone: when
  * one opens, how long it lasts, and when discovery ends. Pure, so the

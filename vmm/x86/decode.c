@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Zydis-based classification (DEVELOPERS: no hand-written decoder).  The
  * branch classes follow BR_INST_RETIRED's umasks (SDM vol. 3B 20.x, e.g.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * x86 instructions decoded with Zydis and classified: only what pmuvm's
  * decoders need. The exact source (exact/) asks "did it retire, and which

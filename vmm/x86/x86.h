@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Pure x86 helpers over KVM's register structures: privilege level, IDT
  * gates, paging state. No state, no system calls.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * User-mode ETW PMC configuration (docs/windows-api.md 4.1-4.4): TraceSetInformation and
  * TraceQueryInformation for the PMC classes, with their structures.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernel-mode counter interfaces: thread-profiling counter configuration
  * (docs/windows-api.md 1) and HAL counter arbitration (docs/windows-api.md 2), with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Windows base types with their x64 (LLP64) sizes, for code written against
  * the Windows counter interfaces (Microsoft's documentation of these calls):

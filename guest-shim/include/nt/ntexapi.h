@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * NtSetSystemInformation(SystemProcessorProfileControlArea): the PEBS
  * control area of the current processor (docs/windows-api.md 5).  The area

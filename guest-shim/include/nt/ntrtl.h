@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The ntdll layer under the kernel32 thread-profiling calls (docs/windows-api.md 3.4, 3.5):
  * the Rtl* routines return NTSTATUS, which kernel32 maps to Win32 codes with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* NTSTATUS values (docs/windows-api.md 7.1, from ntstatus.h). */
 #ifndef NT_NTSTATUS_H
 #define NT_NTSTATUS_H

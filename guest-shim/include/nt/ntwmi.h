@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The kernel side of ETW PMC configuration (docs/windows-api.md 4.5-4.9):
  * NtSetSystemInformation(SystemPerformanceTraceInformation) with its

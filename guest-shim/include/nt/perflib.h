@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Perflib V2 consumer API (docs/windows-api.md 6), with the x64 layouts
  * the spec gives.  Every block is 8-byte aligned and padded.

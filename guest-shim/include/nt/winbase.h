@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * User-mode thread profiling (kernel32, docs/windows-api.md 3): PERFORMANCE_DATA and
  * the four calls.  They return Win32 error codes, not BOOL.

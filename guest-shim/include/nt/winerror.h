@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Win32 error codes (docs/windows-api.md 7.2, from winerror.h). */
 #ifndef NT_WINERROR_H
 #define NT_WINERROR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ntpmu in a guest: the Windows counter calls of nt/ (ntddk.h,
  * winbase.h, evntrace.h, perflib.h, ntexapi.h) on the PMU MSRs, bound to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ntpmu's reader of a PEBS buffer: turns the records between
  * PebsBufferBase and PebsIndex of a PROCESSOR_PROFILE_CONTROL_AREA into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernel heap: every byte of RAM above the image and the multiboot modules
  * (multiboot mem_upper), handed out first-fit from one address-ordered free

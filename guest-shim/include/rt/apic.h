@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Local APIC access that hides xAPIC vs x2APIC (SDM vol. 3A ch. 10/11).
  * Registers are named by their xAPIC MMIO offset; in x2APIC mode the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * RT_BIT(n): bit n, unsigned in C (1u << 31 is defined, 1 << 31 is not)
  * and a plain number in assembly, whose integer constants take no "u"

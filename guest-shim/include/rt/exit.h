@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Leaving the guest through QEMU's isa-debug-exit device at port 0xf4
  * (iosize 4): the VMM exits with status (code << 1) | 1, so 0 -> 1 (pass),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Exception table (Linux _ASM_EXTABLE style).  An instruction wrapped in
  * RT_ASM_SAFE() gets a {fault ip, fixup ip} pair in section .extable.  When

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * QEMU fw_cfg, legacy I/O interface (QEMU docs/specs/fw_cfg.rst): write the
  * 16-bit selector to port 0x510, then read the item byte by byte from 0x511.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Interrupt descriptor table: 256 stubs (vectors.S) funnel into one C
  * dispatcher with the saved register frame below.

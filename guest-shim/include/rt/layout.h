@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Runtime layout choices: GDT selectors, stacks, the AP trampoline page and
  * the vectors the runtime owns.  Shared with the assembly files.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Multiboot 1 (Multiboot Specification 0.6.96, section 3): the header the
  * loader looks for and the information structure it hands over in EBX.

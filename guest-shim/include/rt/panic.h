@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The runtime's own fatal error: the runtime or its caller broke a rule of
  * the runtime (a pointer rt_alloc() did not return given to rt_free(), a

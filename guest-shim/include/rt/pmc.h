@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Counting with the PMU whatever its vendor: the general-purpose counters
  * of Intel's architectural PMU (CPUID 0AH; SDM vol. 3B 18.2) and of AMD's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Formatted output.  vsnprintf() is the freestanding engine (lib/printf.c):
  * %d %i %u %x %X %o %p %s %c %%, flags '-' '0', width and precision (or '*'),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* 16550 UART at COM1 (0x3f8), polled output only. */
 #ifndef RT_SERIAL_H
 #define RT_SERIAL_H

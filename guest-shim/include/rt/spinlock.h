@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Test-and-set spinlock that remembers its owner, so the fatal-exception
  * path can tell "I hold it" (break it) from "another CPU holds it" (wait).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The few libc string functions the runtime and the guests need. */
 #ifndef RT_STRING_H
 #define RT_STRING_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * System calls from CPL3 code (rt_run_user(), rt_thread_create_user()).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Guest test harness.  A test guest defines int main(void): 0 means pass
  * (the runtime prints "PASS" and exits with code 0 -> VMM status 1), any

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Kernel threads with a preemptive round-robin scheduler per CPU, driven by
  * the local APIC timer in periodic mode (SDM vol. 3A 10.5.4).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Structured results to pmuvm through the ucall port (include/pmuvm/ucall.h,
  * docs/guest-sdk.md "Guest results (ucall)"). rt/test.h's macros call these

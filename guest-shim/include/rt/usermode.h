@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Running code at CPL3 (user mode), where guest code runs natively instead
  * of through KVM's instruction emulator (kvm_pvm: docs/counting.md, "kvm_pvm").

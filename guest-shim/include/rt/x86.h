@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Plain inline wrappers for privileged x86 instructions (xv6 x86.h style),
  * plus the fault-tolerant MSR/PMC accessors.  The *_safe() variants return

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Architectural x86 constants (Intel SDM vol. 3A ch. 2-4 and 10/11) that
  * both the boot assembly and C code need, so only #defines here.
