@@ -274,49 +274,13 @@ static int parse_cpu_vendor(const char *arg, struct pmuvm_config *cfg, struct pm
 	return 0;
 }
 
-static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, struct pmu_opts *o)
+/* The PMU and counting options (config_pmu() resolves them once all are parsed). */
+static int parse_pmu_opt(struct pmuvm_config *cfg, int opt, const char *arg, struct pmu_opts *o)
 {
 	struct pebs_opts *pebs = &o->pebs;
 	double d;
 
 	switch (opt) {
-	case OPT_MEM:
-		if (config_parse_size(arg, &cfg->mem_size) ||
-		    cfg->mem_size < MIN_MEM_SIZE || cfg->mem_size > MAX_MEM_SIZE ||
-		    (cfg->mem_size & 0xfff)) {
-			pr_err("--mem: '%s' is not a size from 2M to 64G in whole 4K pages", arg);
-			return -EINVAL;
-		}
-		return 0;
-	case OPT_CPUS:
-		return parse_uint("--cpus", arg, 1, PMUVM_MAX_CPUS, &cfg->nr_cpus);
-	case OPT_APPEND:
-		cfg->append = arg;
-		return 0;
-	case OPT_INITRD:
-		cfg->initrd = arg;
-		return 0;
-	case OPT_MODULE:
-		if (cfg->nr_modules == PMUVM_MAX_MODULES) {
-			pr_err("--module: at most %d modules", PMUVM_MAX_MODULES);
-			return -EINVAL;
-		}
-		cfg->modules[cfg->nr_modules++] = arg;
-		return 0;
-	case OPT_SERIAL:
-		cfg->serial_path = arg;
-		return 0;
-	case OPT_REPORT:
-		cfg->report_path = arg;
-		return 0;
-	case OPT_PROFILE:
-		cfg->profile_path = arg;
-		return 0;
-	case OPT_PROFILE_FOLDED:
-		cfg->profile_folded_path = arg;
-		return 0;
-	case OPT_TIMEOUT:
-		return parse_double("--timeout", arg, 0.001, 1e7, &cfg->timeout_s);
 	case OPT_PMU:
 		return parse_pmu_kind(arg, o);
 	case OPT_CPU_VENDOR:
@@ -360,6 +324,50 @@ static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, struct 
 		return parse_onoff("--pebs", arg, &pebs->on);
 	case OPT_PEBS_FORMAT:
 		return parse_uint("--pebs-format", arg, 3, 5, &pebs->format);
+	}
+	return -EINVAL;
+}
+
+static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, struct pmu_opts *o)
+{
+	switch (opt) {
+	case OPT_MEM:
+		if (config_parse_size(arg, &cfg->mem_size) ||
+		    cfg->mem_size < MIN_MEM_SIZE || cfg->mem_size > MAX_MEM_SIZE ||
+		    (cfg->mem_size & 0xfff)) {
+			pr_err("--mem: '%s' is not a size from 2M to 64G in whole 4K pages", arg);
+			return -EINVAL;
+		}
+		return 0;
+	case OPT_CPUS:
+		return parse_uint("--cpus", arg, 1, PMUVM_MAX_CPUS, &cfg->nr_cpus);
+	case OPT_APPEND:
+		cfg->append = arg;
+		return 0;
+	case OPT_INITRD:
+		cfg->initrd = arg;
+		return 0;
+	case OPT_MODULE:
+		if (cfg->nr_modules == PMUVM_MAX_MODULES) {
+			pr_err("--module: at most %d modules", PMUVM_MAX_MODULES);
+			return -EINVAL;
+		}
+		cfg->modules[cfg->nr_modules++] = arg;
+		return 0;
+	case OPT_SERIAL:
+		cfg->serial_path = arg;
+		return 0;
+	case OPT_REPORT:
+		cfg->report_path = arg;
+		return 0;
+	case OPT_PROFILE:
+		cfg->profile_path = arg;
+		return 0;
+	case OPT_PROFILE_FOLDED:
+		cfg->profile_folded_path = arg;
+		return 0;
+	case OPT_TIMEOUT:
+		return parse_double("--timeout", arg, 0.001, 1e7, &cfg->timeout_s);
 	case 'v':
 		log_verbosity++;
 		return 0;
@@ -367,7 +375,7 @@ static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, struct 
 		cfg->quiet = true;
 		return 0;
 	}
-	return -EINVAL;
+	return parse_pmu_opt(cfg, opt, arg, o);
 }
 
 /*

@@ -52,6 +52,26 @@ static bool overlaps(const struct seg *a, const struct seg *b)
 	return a->start < b->end && b->start < a->end;
 }
 
+/* The ELF header of an i386 executable whose program headers lie in the file. */
+static int elf_header(const uint8_t *image, size_t size, Elf32_Ehdr *eh, char *err, size_t errlen)
+{
+	if (size < sizeof(*eh))
+		return fail(err, errlen, -EINVAL, "not an ELF image (too short)");
+	memcpy(eh, image, sizeof(*eh));
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG))
+		return fail(err, errlen, -EINVAL, "not an ELF image");
+	if (eh->e_ident[EI_CLASS] != ELFCLASS32)
+		return fail(err, errlen, -EINVAL,
+			    "ELF64 image: multiboot needs ELF32 (objcopy -O elf32-i386)");
+	if (eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_machine != EM_386 ||
+	    eh->e_type != ET_EXEC)
+		return fail(err, errlen, -EINVAL, "not a little-endian i386 ELF executable");
+	if (eh->e_phentsize != sizeof(Elf32_Phdr) || !eh->e_phnum ||
+	    eh->e_phoff > size || (size - eh->e_phoff) / sizeof(Elf32_Phdr) < eh->e_phnum)
+		return fail(err, errlen, -EINVAL, "ELF program headers are truncated or malformed");
+	return 0;
+}
+
 static int load_segments(const struct guest_mem *mem, const uint8_t *image, size_t size,
 			 struct multiboot_boot *out, char *err, size_t errlen)
 {
@@ -59,22 +79,10 @@ static int load_segments(const struct guest_mem *mem, const uint8_t *image, size
 	struct seg segs[MAX_SEGMENTS];
 	Elf32_Ehdr eh;
 	unsigned int i, j, n = 0;
+	int r = elf_header(image, size, &eh, err, errlen);
 
-	if (size < sizeof(eh))
-		return fail(err, errlen, -EINVAL, "not an ELF image (too short)");
-	memcpy(&eh, image, sizeof(eh));
-	if (memcmp(eh.e_ident, ELFMAG, SELFMAG))
-		return fail(err, errlen, -EINVAL, "not an ELF image");
-	if (eh.e_ident[EI_CLASS] != ELFCLASS32)
-		return fail(err, errlen, -EINVAL,
-			    "ELF64 image: multiboot needs ELF32 (objcopy -O elf32-i386)");
-	if (eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_386 ||
-	    eh.e_type != ET_EXEC)
-		return fail(err, errlen, -EINVAL, "not a little-endian i386 ELF executable");
-	if (eh.e_phentsize != sizeof(Elf32_Phdr) || !eh.e_phnum ||
-	    eh.e_phoff > size || (size - eh.e_phoff) / sizeof(Elf32_Phdr) < eh.e_phnum)
-		return fail(err, errlen, -EINVAL, "ELF program headers are truncated or malformed");
-
+	if (r)
+		return r;
 	out->image_start = UINT64_MAX;
 	out->image_end = 0;
 	for (i = 0; i < eh.e_phnum; i++) {

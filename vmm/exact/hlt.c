@@ -45,7 +45,9 @@ bool exact_emulate_hlt(struct vcpu *vcpu, struct kvm_regs *r)
 	if (ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &ev) == 0 && ev.interrupt.shadow) {
 		ev.interrupt.shadow = 0;
 		ev.flags = KVM_VCPUEVENT_VALID_SHADOW;
-		ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &ev);
+		/* Kept, the shadow would outlive the HLT: let KVM run it instead. */
+		if (ioctl(vcpu->fd, KVM_SET_VCPU_EVENTS, &ev) < 0)
+			return false;
 	}
 	r->rip += vcpu->pmu->exact->insn.len;
 	if (vcpu_state_changed_stepping(vcpu)) {
