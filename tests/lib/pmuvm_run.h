@@ -61,5 +61,6 @@ const char *kvm_unusable_reason(void);
 
 char *read_file_str(const char *path);	/* malloc'd, or NULL */
 bool write_file(const char *path, const void *data, size_t len);
+unsigned int dir_entries(const char *dir);	/* entries but . and .. */
 
 #endif

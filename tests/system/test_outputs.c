@@ -619,19 +619,6 @@ START_TEST(test_pipe_reader_exits)
 }
 END_TEST
 
-static unsigned int dir_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	unsigned int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
-}
-
 START_TEST(test_profile_folded)
 {
 	char dir[600], table[700], folded[700], line[800];

@@ -5,7 +5,6 @@
  * permissions and leaves nothing behind.  Everything here lives in a
  * scratch directory: no test touches /dev.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -37,19 +36,6 @@ static void expect_contents(const char *path, const char *want)
 	free(got);
 }
 
-static unsigned int entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	unsigned int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
-}
-
 START_TEST(test_off_and_dash)
 {
 	struct outfile o;
@@ -76,12 +62,12 @@ START_TEST(test_new_file_replaced)
 	snprintf(path, sizeof(path), "%s/r.json", dir);
 	ck_assert_int_eq(outfile_open(&o, "--report", path, OUTFILE_WHOLE), 0);
 	ck_assert_int_eq(o.kind, OUTFILE_REPLACE);
-	ck_assert_uint_eq(entries(dir), 0);	/* nothing made before the end */
+	ck_assert_uint_eq(dir_entries(dir), 0);	/* nothing made before the end */
 	ck_assert_int_eq(outfile_replace(&o, "{}\n", 3), 0);
 	expect_contents(path, "{}\n");
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0644);
-	ck_assert_uint_eq(entries(dir), 1);
+	ck_assert_uint_eq(dir_entries(dir), 1);
 	outfile_close(&o);
 	umask(mask);
 }
@@ -132,8 +118,8 @@ START_TEST(test_symlink_chain)
 	ck_assert(S_ISLNK(st.st_mode));
 	ck_assert_int_eq(lstat(b, &st), 0);
 	ck_assert(S_ISLNK(st.st_mode));
-	ck_assert_uint_eq(entries(dir), 3);	/* a, sub, c: no temporary file left */
-	ck_assert_uint_eq(entries(sub), 1);
+	ck_assert_uint_eq(dir_entries(dir), 3);	/* a, sub, c: no temporary file left */
+	ck_assert_uint_eq(dir_entries(sub), 1);
 	outfile_close(&o);
 }
 END_TEST
