@@ -160,7 +160,7 @@ static bool linux_boot(struct pmuvm_result *r, const struct linux_boot *b)
 	argv[n++] = "--mem";
 	argv[n++] = "512M";
 	argv[n++] = "--timeout";
-	argv[n++] = b->checks ? "400" : perf ? "180" : "150";
+	argv[n++] = b->checks || perf ? "400" : "150";
 	argv[n++] = "--initrd";
 	argv[n++] = initrd;
 	argv[n++] = "--append";
