@@ -2,7 +2,7 @@
 /*
  * The discovery windows of rdpmc/watch.c as bookkeeping alone: when
  * one opens, how long it lasts, and when discovery ends. Pure, so the
- * rules are unit-tested without a vCPU (tests/unit/test_rdpmc/window.c).
+ * rules are unit-tested without a vCPU (tests/unit/test_rdpmc_window.c).
  */
 #include "rdpmc/rdpmc.h"
 
