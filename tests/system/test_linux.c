@@ -166,7 +166,7 @@ static bool linux_boot(struct pmuvm_result *r, const struct linux_boot *b)
 	argv[n++] = "--mem";
 	argv[n++] = "512M";
 	argv[n++] = "--timeout";
-	argv[n++] = b->checks || perf ? "400" : "150";
+	argv[n++] = b->checks || perf ? "700" : "150";
 	argv[n++] = "--initrd";
 	argv[n++] = initrd;
 	argv[n++] = "--append";
@@ -182,7 +182,7 @@ static bool linux_boot(struct pmuvm_result *r, const struct linux_boot *b)
 	 * checks), and said so.
 	 */
 	for (attempt = 1;; attempt++) {
-		pmuvm_run_env(r, NULL, 600, argv);
+		pmuvm_run_env(r, NULL, 800, argv);
 		drop_cr(r->out);
 		if (r->status != PMUVM_EXIT_TIMEOUT || strstr(r->out, up) || !getenv("PMUVM_LAB") ||
 		    attempt == (b->checks ? 2 : 3))
