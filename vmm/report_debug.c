@@ -67,6 +67,7 @@ static json_object *report_debug_host(const struct vm *vm)
 	json_object_object_add(h, "kernel_mode_slowdown", report_u64(vm->kernel_mode_slowdown));
 	json_object_object_add(h, "exit_cost_ns", report_u64(vm->exit_cost_ns));
 	json_object_object_add(h, "kernel_exit_cost_ns", report_u64(vm->kernel_exit_cost_ns));
+	json_object_object_add(h, "msr_exit_cost_ns", report_u64(vm->msr_exit_cost_ns));
 	json_object_object_add(h, "user_mode_steppable", json_object_new_boolean(caps->user_step));
 	json_object_object_add(h, "hw_breakpoints_fire", json_object_new_boolean(caps->hw_breakpoints));
 	json_object_object_add(h, "step_follows_events", json_object_new_boolean(caps->handler_step));

@@ -94,6 +94,9 @@ START_TEST(test_exact_probes_match_host)
 	if (svm_vmx)
 		ck_assert_msg(json_u64(root, "debug.host.hw_breakpoints_fire"),
 			      "%s: breakpoints do not fire:\n%s", mod, r.err);
+	/* Every kind's MSR filter sends the probe's WRMSRs to pmuvm: their cost is known. */
+	ck_assert_msg(json_u64(root, "debug.host.msr_exit_cost_ns") > 0,
+		      "%s: no MSR exit cost:\n%s", mod, r.err);
 	json_object_put(root);
 	pmuvm_result_free(&r);
 }

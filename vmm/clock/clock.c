@@ -180,8 +180,9 @@ static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
 
 /*
  * Of `ns`, the CPU time of the KVM_RUN just ended, what its exits cost:
- * the one to pmuvm, and those KVM handled itself on the way (its "exits"
- * statistic counts both, where KVM keeps it).
+ * the one to pmuvm (an MSR exit's as probed for those), and those KVM
+ * handled itself on the way (its "exits" statistic counts both, where KVM
+ * keeps it).
  * The probed costs are best-case means, and a run ran at least one guest
  * instruction: it keeps at least CLOCK_MIN_RUN_NS (a counter preset to -1
  * overflows, as on hardware, however short the run).
@@ -191,6 +192,10 @@ static uint64_t clock_exits_ns(struct vcpu *vcpu, uint64_t ns)
 	const struct clock_state *c = vcpu->pmu->clock;
 	uint64_t exits, cost = vcpu->vm->exit_cost_ns;
 
+	if (vcpu->run_result == 0 && vcpu->vm->msr_exit_cost_ns &&
+	    (vcpu->run->exit_reason == KVM_EXIT_X86_RDMSR ||
+	     vcpu->run->exit_reason == KVM_EXIT_X86_WRMSR))
+		cost = vcpu->vm->msr_exit_cost_ns;
 	if (c->run_start_exits != UINT64_MAX && !kvm_stat_read(&c->exits, &exits) &&
 	    exits > c->run_start_exits)
 		cost += (exits - c->run_start_exits - 1) * vcpu->vm->kernel_exit_cost_ns;

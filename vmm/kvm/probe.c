@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "kvm/kvm.h"
+#include "kvm/msr_filter.h"
 #include "kvm/probe.h"
 
 #define PROBE_MEM	0x200000ULL
@@ -399,19 +400,52 @@ static int probe_loop_best(int kvm_fd, bool kernel, uint64_t *best_ns)
 /* CPUIDs (each an exit KVM handles itself) before each OUT of the second loop. */
 #define PROBE_CPUID_N		32
 
-/* The best mean CPU time of one KVM_RUN of `code`, which ends in an OUT each time. */
-static int probe_run_cost(int kvm_fd, const uint8_t *code, size_t len, uint64_t *ns)
-{
-	struct probe p = { .vm = -1, .vcpu = -1 };
-	int r = probe_create(kvm_fd, &p, code, len, false, false);
+/* The MSR of the WRMSR exit probe: a PMU MSR, as the guests' MSR exits are. */
+#define PROBE_MSR	0x186	/* IA32_PERFEVTSEL0 (SDM Vol. 4, table 2-2) */
 
+static bool probe_msr_mine(const void *ctx, uint32_t msr)
+{
+	(void)ctx;
+	return msr == PROBE_MSR;
+}
+
+/* ECX = PROBE_MSR, whose writes exit to userspace (KVM_MSR_EXIT_REASON_FILTER). */
+static int probe_msr_setup(struct probe *p)
+{
+	static const struct kvm_msr_span span = { PROBE_MSR, PROBE_MSR, false };
+	struct kvm_regs regs;
+
+	if (ioctl(p->vcpu, KVM_GET_REGS, &regs) < 0)
+		return -errno;
+	regs.rcx = PROBE_MSR;
+	if (ioctl(p->vcpu, KVM_SET_REGS, &regs) < 0)
+		return -errno;
+	return kvm_msr_filter_install(p->vm, &span, 1, probe_msr_mine, NULL);
+}
+
+/*
+ * The best mean CPU time of one KVM_RUN of `code`, which ends in an OUT
+ * each time at CPL3, or with `msr` in a WRMSR of PROBE_MSR at CPL0 (a
+ * write pmuvm accepts: error 0).
+ */
+static int probe_run_cost(int kvm_fd, const uint8_t *code, size_t len, bool msr, uint64_t *ns)
+{
+	const uint32_t want = msr ? KVM_EXIT_X86_WRMSR : KVM_EXIT_IO;
+	struct probe p = { .vm = -1, .vcpu = -1 };
+	int r = probe_create(kvm_fd, &p, code, len, false, msr);
+
+	if (!r && msr)
+		r = probe_msr_setup(&p);
 	*ns = UINT64_MAX;
 	for (unsigned int b = 0; !r && b < PROBE_EXIT_BATCHES; b++) {
 		uint64_t t0 = probe_clock_ns(CLOCK_THREAD_CPUTIME_ID), mean;
 
-		for (unsigned int i = 0; !r && i < PROBE_EXIT_BATCH; i++)
-			if (ioctl(p.vcpu, KVM_RUN, 0) < 0 || p.run->exit_reason != KVM_EXIT_IO)
+		for (unsigned int i = 0; !r && i < PROBE_EXIT_BATCH; i++) {
+			if (ioctl(p.vcpu, KVM_RUN, 0) < 0 || p.run->exit_reason != want)
 				r = -EIO;
+			else if (msr)
+				p.run->msr.error = 0;
+		}
 		mean = (probe_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / PROBE_EXIT_BATCH;
 		if (!r && mean < *ns)
 			*ns = mean;
@@ -439,9 +473,9 @@ int kvm_probe_exit_cost(int kvm_fd, uint64_t *user_ns, uint64_t *kernel_ns)
 	cpuid_loop[2 * PROBE_CPUID_N + 1] = 0x80;
 	cpuid_loop[2 * PROBE_CPUID_N + 2] = 0xeb;	/* jmp to the first cpuid */
 	cpuid_loop[2 * PROBE_CPUID_N + 3] = (uint8_t)-(int)sizeof(cpuid_loop);
-	r = probe_run_cost(kvm_fd, out_loop, sizeof(out_loop), user_ns);
+	r = probe_run_cost(kvm_fd, out_loop, sizeof(out_loop), false, user_ns);
 	if (!r)
-		r = probe_run_cost(kvm_fd, cpuid_loop, sizeof(cpuid_loop), &with_cpuid);
+		r = probe_run_cost(kvm_fd, cpuid_loop, sizeof(cpuid_loop), false, &with_cpuid);
 	if (r) {
 		*user_ns = 0;
 		return r;
@@ -449,6 +483,19 @@ int kvm_probe_exit_cost(int kvm_fd, uint64_t *user_ns, uint64_t *kernel_ns)
 	if (with_cpuid > *user_ns)
 		*kernel_ns = (with_cpuid - *user_ns) / PROBE_CPUID_N;
 	return 0;
+}
+
+int kvm_probe_msr_exit_cost(int kvm_fd, uint64_t *ns)
+{
+	static const uint8_t wrmsr_loop[] = {
+		0x0f, 0x30,		/* wrmsr */
+		0xeb, 0xfc,		/* jmp .-4 */
+	};
+	int r = probe_run_cost(kvm_fd, wrmsr_loop, sizeof(wrmsr_loop), true, ns);
+
+	if (r)
+		*ns = 0;
+	return r;
 }
 
 int kvm_probe_kernel_speed(int kvm_fd, bool *emulated, unsigned int *slowdown)

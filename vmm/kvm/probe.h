@@ -43,6 +43,14 @@ int kvm_probe_kernel_speed(int kvm_fd, bool *emulated, unsigned int *slowdown);
  * for one exit KVM handles itself (a CPUID), in ns.
  */
 int kvm_probe_exit_cost(int kvm_fd, uint64_t *user_ns, uint64_t *kernel_ns);
+/*
+ * The vCPU thread's CPU time inside KVM_RUN for one WRMSR at CPL0 that
+ * exits to userspace through the MSR filter, in ns. Where the CPU does not
+ * save the next RIP on such an exit (SVM without NRIP save: APM Vol. 2
+ * 15.7.1) KVM decodes the instruction itself, and the exit costs several
+ * times an OUT's.
+ */
+int kvm_probe_msr_exit_cost(int kvm_fd, uint64_t *ns);
 /* Does single-stepping go on after an instruction KVM's emulator completed (an MMIO load)? */
 int kvm_probe_step_after_emulation(int kvm_fd, bool *keeps_stepping);
 /* Do execution breakpoints (KVM_GUESTDBG_USE_HW_BP) fire? */

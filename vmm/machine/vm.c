@@ -129,6 +129,11 @@ int vm_create(struct vm *vm, const struct pmuvm_config *cfg, const struct board 
 		pr_info("an exit costs %llu ns of vCPU time inside KVM_RUN to pmuvm, %llu ns handled by KVM: not counted as cycles",
 			(unsigned long long)vm->exit_cost_ns,
 			(unsigned long long)vm->kernel_exit_cost_ns);
+	if (kvm_probe_msr_exit_cost(vm->kvm_fd, &vm->msr_exit_cost_ns))
+		pr_info("MSR exit-cost probe failed: an MSR exit counts as any other");
+	else
+		pr_info("an MSR exit to pmuvm costs %llu ns of vCPU time inside KVM_RUN: not counted as cycles",
+			(unsigned long long)vm->msr_exit_cost_ns);
 
 	vm->vm_fd = ioctl(vm->kvm_fd, KVM_CREATE_VM, 0);
 	if (vm->vm_fd < 0) {

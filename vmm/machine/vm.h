@@ -61,6 +61,7 @@ struct vm {
 	unsigned int kernel_mode_slowdown;	/* CPL0 time / CPL3 time of one loop */
 	uint64_t exit_cost_ns;		/* CPU time of one exit to userspace (kvm/probe.h) */
 	uint64_t kernel_exit_cost_ns;	/* ...of one exit KVM handles itself */
+	uint64_t msr_exit_cost_ns;	/* ...of one MSR exit to userspace, or 0 */
 
 	struct vcpu *vcpus;
 	unsigned int nr_vcpus;
