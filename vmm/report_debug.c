@@ -141,6 +141,7 @@ static json_object *report_krun(const struct krun_state *k)
 	json_object_object_add(o, "missed_uncounted", report_u64(k->missed_uncounted));
 	json_object_object_add(o, "sites", sites);
 	json_object_object_add(o, "sysret_site", report_hex(k->sysret));
+	json_object_object_add(o, "iret_site", report_hex(k->iret));
 	json_object_object_add(o, "sites_overflowed", json_object_new_boolean(k->full));
 	return o;
 }

@@ -25,8 +25,6 @@
  */
 #define GCTL_LOOP_INSNS	(1 + 2 * GCTL_LOOP_N + 3)
 #define SPIN_N		50
-#define STR(x)		#x
-#define XSTR(x)		STR(x)
 
 /* gctl_loop(value, msr): WRMSR(msr, value), the loop, WRMSR(msr, 0). */
 void gctl_loop(uint64_t value, uint32_t msr);

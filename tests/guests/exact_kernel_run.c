@@ -13,10 +13,9 @@
  *             in R11), after the DEC that follows the SYSCALL; pmuvm counts
  *             that DEC from the SYSCALL's return address, counts the miss
  *             and steps the kernel again to learn the site.  Still exact.
- *             pmuvm finds a SYSCALL entry's SYSRET by decoding from
- *             IA32_LSTAR: syscall_entry2 jumps over it to its own, and
- *             reads straight on into syscall_entry, whose SYSRETQ is
- *             found, already known.
+ *             pmuvm follows a SYSCALL entry's code from IA32_LSTAR to
+ *             its SYSRET: syscall_entry2 reaches its own through an
+ *             indirect jump, which is not followed.
  * With "enabled" on the command line, instead of those three:
  *   enabled   counting is enabled inside the kernel, the way Linux's
  *             perf_event_open() enables a counter on its caller:
@@ -26,6 +25,10 @@
  *             have found it from LSTAR (the report's sysret site, printed
  *             here as "sysret at"). The user code up to and including the
  *             SYSCALL that disables counting again is counted.
+ * With "enabled_iret", before the kernel was ever stepped (no return site
+ * learned), the same into syscall_entry4, which returns through an IRETQ
+ * behind a conditional jump and a UD2, as Linux's execve returns: pmuvm
+ * must have found it from LSTAR ("iret at"), and the counts are exact.
  * Each of the first two runs once before with OS counted too, so that the
  * kernel is stepped and pmuvm learns where it returns to user mode (the
  * runtime's IRETQ into user mode, its interrupt return, syscall_entry's
@@ -37,6 +40,16 @@
 #define KERNEL_LOOP	1000
 #define SPIN_N		5000
 #define IRQ_VECTOR	0x40
+
+/* A SYSCALL entry's WRMSR of GLOBAL_CTRL <- EDX:EAX, then KERNEL_LOOP turns. */
+#define SET_GLOBAL_CTRL_ASM					\
+	"	movq %rcx, %r9\n"				\
+	"	movl $0x38f, %ecx\n"				\
+	"	wrmsr\n"					\
+	"	movq %r9, %rcx\n"				\
+	"	movl $1000, %eax\n"				\
+	"1:	decl %eax\n"					\
+	"	jnz 1b\n"
 
 uint64_t user_spin(uint64_t arg);
 void syscall_entry(void);
@@ -56,7 +69,8 @@ asm(".text\n"
     "	movl $1000, %eax\n"
     "1:	decl %eax\n"
     "	jnz 1b\n"
-    "	jmp syscall_entry2_ret\n"
+    "	leaq syscall_entry2_ret(%rip), %rax\n"
+    "	jmp *%rax\n"
     ".globl syscall_entry\n"
     "syscall_entry:\n"
     "	movl $1000, %eax\n"
@@ -81,20 +95,34 @@ asm(".text\n"
     /* WRMSR GLOBAL_CTRL <- EDX:EAX, a kernel stretch, back. */
     ".globl syscall_entry3\n"
     "syscall_entry3:\n"
-    "	movq %rcx, %r9\n"
-    "	movl $0x38f, %ecx\n"
-    "	wrmsr\n"
-    "	movq %r9, %rcx\n"
-    "	movl $1000, %eax\n"
-    "1:	decl %eax\n"
-    "	jnz 1b\n"
+    SET_GLOBAL_CTRL_ASM
     ".globl syscall_entry3_ret\n"
     "syscall_entry3_ret:\n"
-    "	sysretq\n");
+    "	sysretq\n"
+    /* The same, back through an IRETQ on the user stack (IF from R11). */
+    ".globl syscall_entry4\n"
+    "syscall_entry4:\n"
+    SET_GLOBAL_CTRL_ASM
+    "	testl %eax, %eax\n"
+    "	jz syscall_entry4_frame\n"
+    "	ud2\n"
+    "	int3\n"
+    "syscall_entry4_frame:\n"
+    "	movq %rsp, %r10\n"
+    "	pushq $" XSTR(SEG_UDATA) " | 3\n"
+    "	pushq %r10\n"
+    "	pushq %r11\n"
+    "	pushq $" XSTR(SEG_UCODE64) " | 3\n"
+    "	pushq %rcx\n"
+    ".globl syscall_entry4_ret\n"
+    "syscall_entry4_ret:\n"
+    "	iretq\n");
 
 uint64_t user_enabled(uint64_t arg);
 void syscall_entry3(void);
 void syscall_entry3_ret(void);
+void syscall_entry4(void);
+void syscall_entry4_ret(void);
 
 _Static_assert(SYSCALL_N == 10 && KERNEL_LOOP == 1000 && SPIN_N == 5000,
 	       "keep the asm's constants in step");
@@ -145,6 +173,27 @@ static struct counts count_spin_with_timer(bool os)
 	return c;
 }
 
+/* Counters set up, GLOBAL_CTRL left to user_enabled's system calls into `entry`. */
+static void count_enabled_inside(void (*entry)(void))
+{
+	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);	/* its GP enables are set at reset */
+	wrmsr(MSR_IA32_FIXED_CTR0, 0);
+	wrmsr(MSR_IA32_PMC0, 0);
+	wrmsr(MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_USR(0));
+	wrmsr(MSR_IA32_PERFEVTSEL0, EVTSEL_EN | EVTSEL_USR | PMU_EVENT_BRANCHES);
+	wrmsr(MSR_LSTAR, (uint64_t)entry);
+	rt_run_user(user_enabled, 0);
+	GUEST_ASSERT_EQ(rdmsr(MSR_IA32_PERF_GLOBAL_CTRL), 0);
+}
+
+/* MOV, 1000 x (DEC, JNZ), XOR, XOR, SYSCALL; the JNZs and the SYSCALL. */
+static void print_enabled_counts(void)
+{
+	printf("exact_kernel_run: enabled usr=%llu br=%llu want %d %d\n",
+	       (unsigned long long)rdmsr(MSR_IA32_FIXED_CTR0),
+	       (unsigned long long)rdmsr(MSR_IA32_PMC0), 1 + 2 * 1000 + 3, 1000 + 1);
+}
+
 int main(void)
 {
 	struct pmu_cfg cfg = pmu_cfg_read();
@@ -155,6 +204,14 @@ int main(void)
 	rt_set_irq_handler(IRQ_VECTOR, irq_handler);
 	syscall_setup(syscall_entry);
 
+	if (mbi_arg("enabled_iret")) {
+		count_enabled_inside(syscall_entry4);
+		printf("exact_kernel_run: iret at %#llx\n",
+		       (unsigned long long)(uintptr_t)syscall_entry4_ret);
+		print_enabled_counts();
+		return 0;
+	}
+
 	/* The runtime's own CALL into fn and RET (user_nop is only the RET). */
 	count_user_run(user_nop, true);
 	nop = count_user_run(user_nop, false);
@@ -162,21 +219,11 @@ int main(void)
 	nop.branches -= 1;
 
 	if (mbi_arg("enabled")) {
-		/* Counters set up, GLOBAL_CTRL left to user_enabled's system calls. */
 		count_user_run(user_nop, false);
-		wrmsr(MSR_IA32_FIXED_CTR0, 0);
-		wrmsr(MSR_IA32_PMC0, 0);
-		wrmsr(MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_USR(0));
-		wrmsr(MSR_IA32_PERFEVTSEL0, EVTSEL_EN | EVTSEL_USR | PMU_EVENT_BRANCHES);
-		wrmsr(MSR_LSTAR, (uint64_t)syscall_entry3);
-		rt_run_user(user_enabled, 0);
-		GUEST_ASSERT_EQ(rdmsr(MSR_IA32_PERF_GLOBAL_CTRL), 0);
-		/* MOV, 1000 x (DEC, JNZ), XOR, XOR, SYSCALL; the JNZs and the SYSCALL. */
+		count_enabled_inside(syscall_entry3);
 		printf("exact_kernel_run: sysret at %#llx\n",
 		       (unsigned long long)(uintptr_t)syscall_entry3_ret);
-		printf("exact_kernel_run: enabled usr=%llu br=%llu want %d %d\n",
-		       (unsigned long long)rdmsr(MSR_IA32_FIXED_CTR0),
-		       (unsigned long long)rdmsr(MSR_IA32_PMC0), 1 + 2 * 1000 + 3, 1000 + 1);
+		print_enabled_counts();
 		return 0;
 	}
 

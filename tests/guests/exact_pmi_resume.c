@@ -24,8 +24,6 @@
 /* After the enabling WRMSR: MOV to EBX, LOOP_N x (DEC, JNZ), XOR, XOR, WRMSR. */
 #define LOOP_INSNS	(1 + 2 * LOOP_N + 3)
 #define PRESET		101
-#define STR(x)		#x
-#define XSTR(x)		STR(x)
 
 /*
  * The handlers, one per APIC mode. x2APIC: PUSH x3, MOV, XOR, XOR, WRMSR

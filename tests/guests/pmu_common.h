@@ -70,6 +70,10 @@ static inline void syscall_setup(void (*entry)(void))
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SCE);
 }
 
+/* A macro's value as a string, for asm(). */
+#define STR(x)		#x
+#define XSTR(x)		STR(x)
+
 /*
  * CPL3 code for rt_run_user(): user_nop is a RET; user_syscalls makes
  * SYSCALL_N (10) system calls, counting down in R8 (SYSCALL takes RCX and

@@ -374,22 +374,63 @@ END_TEST
  * caller): pmuvm found it by decoding from IA32_LSTAR, watched it, and the
  * user code after it counts exactly.
  */
+/*
+ * The guest's "KIND at ADDR" line: the report's kernel_runs.KIND_site is
+ * ADDR, and no return was missed.
+ */
+static void expect_site_found(json_object *root, const char *out, const char *kind)
+{
+	unsigned long long addr = 0;
+	char line[64], key[96];
+	const char *p;
+
+	snprintf(line, sizeof(line), "exact_kernel_run: %s at ", kind);
+	p = strstr(out, line);
+	ck_assert_msg(p && sscanf(p + strlen(line), "%llx", &addr) == 1, "no '%s':\n%s", line, out);
+	snprintf(key, sizeof(key), "vcpus.0.debug.exact.kernel_runs.%s_site", kind);
+	ck_assert_uint_eq(json_hex(root, key), addr);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.debug.exact.kernel_runs.missed"), 0);
+}
+
 START_TEST(test_exact_kernel_run_enabled_inside)
 {
 	struct pmuvm_result r;
-	unsigned long long sysret = 0;
 	json_object *root;
-	const char *p;
 
 	REQUIRE_KVM();
 	root = kernel_run_boot(&r, "enabled");
 	if (!root)
 		return;
 	expect_counts(r.out, "enabled");
-	p = strstr(r.out, "exact_kernel_run: sysret at ");
-	ck_assert_msg(p && sscanf(p, "exact_kernel_run: sysret at %llx", &sysret) == 1, "%s", r.out);
-	ck_assert_uint_eq(json_hex(root, "vcpus.0.debug.exact.kernel_runs.sysret_site"), sysret);
-	ck_assert_uint_eq(json_u64(root, "vcpus.0.debug.exact.kernel_runs.missed"), 0);
+	expect_site_found(root, r.out, "sysret");
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.debug.exact.user_runs_uncounted"), 0);
+	json_object_put(root);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/*
+ * The same before any kernel was stepped, into an entry that returns
+ * through an IRETQ behind a conditional jump (Linux's execve, which perf
+ * stat enables its counters in): pmuvm followed the code from IA32_LSTAR
+ * to it, and the kernel ran unstepped from the start. Two stretches: from
+ * the WRMSR that enables counting to the IRETQ (a hit), and from the
+ * second SYSCALL to the WRMSR that disables it.
+ */
+START_TEST(test_exact_kernel_run_iret_found)
+{
+	struct pmuvm_result r;
+	json_object *root;
+
+	REQUIRE_KVM();
+	root = kernel_run_boot(&r, "enabled_iret");
+	if (!root)
+		return;
+	expect_counts(r.out, "enabled");
+	expect_site_found(root, r.out, "iret");
+	ck_assert_uint_eq(json_hex(root, "vcpus.0.debug.exact.kernel_runs.sysret_site"), 0);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.debug.exact.kernel_runs.runs"), 2);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.debug.exact.kernel_runs.site_hits"), 1);
 	ck_assert_uint_eq(json_u64(root, "vcpus.0.debug.exact.user_runs_uncounted"), 0);
 	json_object_put(root);
 	pmuvm_result_free(&r);
@@ -742,6 +783,7 @@ static Suite *exact_suite(void)
 	tcase_add_test(tc, test_exact_syscall);
 	tcase_add_test(tc, test_exact_kernel_run);
 	tcase_add_test(tc, test_exact_kernel_run_enabled_inside);
+	tcase_add_test(tc, test_exact_kernel_run_iret_found);
 	tcase_add_test(tc, test_exact_costs_nothing_unused);
 	tcase_add_test(tc, test_exact_rdpmc_unmodified_guest);
 	tcase_add_test(tc, test_exact_rdpmc_late);

@@ -24,11 +24,6 @@
 #include "x86/decode.h"
 #include "x86/x86.h"
 
-#define VEC_NMI		2
-#define VEC_UD		6
-#define VEC_GP		13
-#define VEC_PF		14
-
 #define X86_RFLAGS_IF	(1ULL << 9)
 
 /* How long an interrupt may wait for a step to let it in. */
@@ -201,7 +196,7 @@ static int follow_choose_let_in(struct vcpu *vcpu, struct follow_state *f,
 	int vec;
 
 	if (f->nmi)
-		return VEC_NMI;
+		return X86_VEC_NMI;
 	if (!(r->rflags & X86_RFLAGS_IF))
 		return -1;
 	if (!f->pmi_due && !hlt && f->last_let_in && follow_must_wait(f))
@@ -237,7 +232,7 @@ void follow_prepare(struct vcpu *vcpu, struct follow_state *f, const struct kvm_
 {
 	struct vcpu_debug *d = &vcpu->dbg;
 	bool hlt = woke || (in && (in->flags & INSN_HLT));
-	int fault_vec = in ? in->fault_vec : VEC_UD;	/* bytes that do not decode: #UD */
+	int fault_vec = in ? in->fault_vec : X86_VEC_UD;	/* bytes that do not decode: #UD */
 	uint64_t entry;
 
 	if (!f->on)
@@ -255,11 +250,11 @@ void follow_prepare(struct vcpu *vcpu, struct follow_state *f, const struct kvm_
 		follow_apply(vcpu);
 		return;
 	}
-	follow_arm(d, r->rip, follow_gate(vcpu, f, s, VEC_PF));
+	follow_arm(d, r->rip, follow_gate(vcpu, f, s, X86_VEC_PF));
 	if (follow_is_syscall(in) && s->cs.l)
 		follow_arm(d, r->rip, vcpu_get_msr(vcpu, MSR_LSTAR));	/* its target */
 	else
-		follow_arm(d, r->rip, follow_gate(vcpu, f, s, fault_vec >= 0 ? fault_vec : VEC_GP));
+		follow_arm(d, r->rip, follow_gate(vcpu, f, s, fault_vec >= 0 ? fault_vec : X86_VEC_GP));
 	f->let_in = follow_choose_let_in(vcpu, f, r, hlt);
 	entry = follow_gate(vcpu, f, s, f->let_in);
 	if (f->let_in >= 0 && entry && entry != r->rip && d->nr_follow < GUEST_DEBUG_WATCH_MAX) {
@@ -306,7 +301,7 @@ bool follow_entered(struct vcpu *vcpu, struct follow_state *f)
 	if (guest_debug_follow_hit(vcpu) < 0)
 		return false;
 	if (f->let_in >= 0 && vcpu->run->debug.arch.pc == f->let_in_entry) {
-		if (f->let_in == VEC_NMI)
+		if (f->let_in == X86_VEC_NMI)
 			f->nmi = false;
 		else
 			f->pmi_due = false;

@@ -7,21 +7,23 @@
  * (machine/guest_debug.h), a kernel reached from stepped user mode runs with
  * an execution breakpoint on every site. A return elsewhere is caught by the
  * TF the kernel entry saved, or at the next exit at CPL3, counted, and the
- * kernel is stepped again until it shows the new site. The SYSRET of the
- * SYSCALL entry (IA32_LSTAR), which stepping never shows, is found by
- * decoding (krun_find_sysret()). Design: docs/counting.md, "Kernel runs".
+ * kernel is stepped again until it shows the new site. The SYSRET and the
+ * IRET the SYSCALL entry (IA32_LSTAR) reaches are watched too, found by
+ * following its code (krun_scan.c): a kernel entered before stepping began
+ * saved no TF to catch a return with. Design: docs/counting.md, "Kernel runs".
  */
 #include <string.h>
 
 #include "exact/krun.h"
+#include "exact/krun_scan.h"
 #include "log.h"
 #include "machine/vm.h"
 #include "pmu/vcpu_pmu.h"
 #include "x86/decode.h"
 #include "x86/x86.h"
 
-/* How much of the SYSCALL entry is decoded looking for its SYSRET. */
-#define KRUN_SYSRET_SCAN	4096
+/* Steps between looks at IA32_LSTAR while no return site is known. */
+#define KRUN_SCAN_RETRY		4096
 
 void krun_init(struct vcpu *vcpu, struct krun_state *k)
 {
@@ -43,65 +45,77 @@ void krun_learn(struct krun_state *k, uint64_t rip)
 	k->relearn = false;
 }
 
-/*
- * The first SYSRET in the code IA32_LSTAR points to, decoded straight
- * through: Linux's entry_SYSCALL_64 (arch/x86/entry/entry_64.S) ends in its
- * only SYSRETQ, with no data between. Looked for again when LSTAR changes.
- * A wrong guess costs a breakpoint that never fires.
- */
-static void krun_find_sysret(struct vcpu *vcpu, struct krun_state *k, const struct kvm_sregs *s)
+/* Code for krun_scan_returns(): the page's end bounds a read that fails whole. */
+struct krun_code {
+	const struct guest_mem *mem;
+	struct paging_state ps;
+};
+
+static size_t krun_read_code(void *ctx, uint64_t addr, uint8_t *buf, size_t len)
 {
-	uint64_t lstar = vcpu_get_msr(vcpu, MSR_LSTAR);
-	struct paging_state ps = sregs_paging(s);
-	uint8_t code[KRUN_SYSRET_SCAN];
-	size_t n = 0, off;
-	struct insn in;
+	const struct krun_code *c = ctx;
+	size_t in_page = 4096 - (addr & 4095);
 
-	if (lstar == k->sysret_lstar)
-		return;
-	k->sysret_lstar = lstar;
-	k->sysret = 0;
-	if (!lstar || !(s->efer & X86_EFER_LMA) || !s->cs.l)
-		return;		/* not a 64-bit kernel */
-	/* Page by page: the entry may end before an unmapped page. */
-	while (n < sizeof(code)) {
-		size_t chunk = 4096 - ((lstar + n) & 4095);
-
-		if (chunk > sizeof(code) - n)
-			chunk = sizeof(code) - n;
-		if (guest_linear_read(&vcpu->vm->mem, &ps, lstar + n, code + n, chunk))
-			break;
-		n += chunk;
-	}
-	for (off = 0; off < n && !insn_decode(code + off, n - off, INSN_MODE_64, &in);
-	     off += in.len) {
-		if (in.flags & INSN_SYSRET) {
-			k->sysret = lstar + off;
-			pr_info("vCPU %d: the SYSCALL entry at %#llx returns through a SYSRET at %#llx: watched with the return sites",
-				vcpu->id, (unsigned long long)lstar, (unsigned long long)k->sysret);
-			return;
-		}
-	}
+	if (!guest_linear_read(c->mem, &c->ps, addr, buf, len))
+		return len;
+	if (in_page < len && !guest_linear_read(c->mem, &c->ps, addr, buf, in_page))
+		return in_page;
+	return 0;
 }
 
 /*
- * The return sites to watch, those learned and the SYSCALL entry's SYSRET,
- * into `out` if not NULL (room for KRUN_SITES_MAX): how many.
+ * The SYSRET and the IRET the SYSCALL entry (IA32_LSTAR) reaches
+ * (krun_scan.c), looked for again when LSTAR changes. A wrong guess costs
+ * a breakpoint that never fires.
+ */
+static void krun_find_returns(struct vcpu *vcpu, struct krun_state *k, const struct kvm_sregs *s)
+{
+	uint64_t lstar = vcpu_get_msr(vcpu, MSR_LSTAR);
+	struct krun_code code = { .mem = &vcpu->vm->mem, .ps = sregs_paging(s) };
+	struct krun_scan found;
+
+	if (lstar == k->scan_lstar)
+		return;
+	k->scan_lstar = lstar;
+	k->sysret = k->iret = 0;
+	if (!lstar || !(s->efer & X86_EFER_LMA) || !s->cs.l)
+		return;		/* not a 64-bit kernel */
+	krun_scan_returns(krun_read_code, &code, lstar, &found);
+	k->sysret = found.sysret;
+	k->iret = found.iret;
+	if (found.sysret)
+		pr_info("vCPU %d: the SYSCALL entry at %#llx returns through a SYSRET at %#llx: watched with the return sites",
+			vcpu->id, (unsigned long long)lstar, (unsigned long long)found.sysret);
+	if (found.iret)
+		pr_info("vCPU %d: the SYSCALL entry at %#llx reaches an IRET at %#llx: watched with the return sites",
+			vcpu->id, (unsigned long long)lstar, (unsigned long long)found.iret);
+}
+
+/*
+ * The return sites to watch, those learned and those the SYSCALL entry
+ * reaches, into `out` if not NULL and they fit KRUN_SITES_MAX: how many.
  */
 static unsigned int krun_sites(const struct krun_state *k, uint64_t *out)
 {
+	uint64_t found[2] = { k->sysret, k->iret };
+	uint64_t all[KRUN_SITES_MAX + 2];
 	unsigned int n = k->nr_site;
-	bool extra = k->sysret != 0;
 
-	for (unsigned int i = 0; i < k->nr_site; i++)
-		extra = extra && k->site[i] != k->sysret;
-	if (out && n + extra <= KRUN_SITES_MAX) {
-		memcpy(out, k->site, sizeof(k->site[0]) * n);
-		if (extra)
-			out[n] = k->sysret;
+	memcpy(all, k->site, sizeof(k->site[0]) * n);
+	for (unsigned int f = 0; f < 2; f++) {
+		unsigned int i = 0;
+
+		while (i < n && all[i] != found[f])
+			i++;
+		if (found[f] && i == n)
+			all[n++] = found[f];
 	}
-	return n + extra;
+	if (out && n <= KRUN_SITES_MAX)
+		memcpy(out, all, sizeof(all[0]) * n);
+	return n;
 }
+
+static const char krun_no_site[] = "no return site known";
 
 /* NULL if the kernel may run unstepped, else why not (-vv traces it). */
 static const char *krun_refusal(const struct vcpu *vcpu, const struct krun_state *k,
@@ -111,8 +125,8 @@ static const char *krun_refusal(const struct vcpu *vcpu, const struct krun_state
 
 	if (!k->on)
 		return "off";
-	if (!k->nr_site)
-		return "no return site known";
+	if (!krun_sites(k, NULL))
+		return krun_no_site;
 	if (k->full)
 		return "too many return sites";
 	if (k->relearn)
@@ -164,6 +178,22 @@ static void krun_missed(struct vcpu *vcpu, struct krun_state *k, bool unseen)
 			vcpu->id);
 }
 
+/*
+ * Whether to look at IA32_LSTAR (a KVM_GET_MSRS) before a run: once a run
+ * (not a step), and while no site is known once every KRUN_SCAN_RETRY steps.
+ */
+static bool krun_scan_due(struct krun_state *k, const char *why)
+{
+	if (why != krun_no_site)
+		return !why;
+	if (k->scan_wait) {
+		k->scan_wait--;
+		return false;
+	}
+	k->scan_wait = KRUN_SCAN_RETRY;
+	return true;
+}
+
 bool krun_prepare(struct vcpu *vcpu, struct krun_state *k, uint32_t events, bool want,
 		  uint64_t resume_rip)
 {
@@ -178,9 +208,8 @@ bool krun_prepare(struct vcpu *vcpu, struct krun_state *k, uint32_t events, bool
 		return false;
 	}
 	why = sregs_cpl(s) == 0 ? krun_refusal(vcpu, k, events) : "at CPL3";
-	if (!why && !k->running) {
-		/* Once a run (not a step): KVM_GET_MSRS for IA32_LSTAR. */
-		krun_find_sysret(vcpu, k, s);
+	if (!k->running && krun_scan_due(k, why)) {
+		krun_find_returns(vcpu, k, s);
 		why = krun_refusal(vcpu, k, events);
 	}
 	if (log_verbosity > 1 && why != k->why) {

@@ -24,7 +24,9 @@ struct krun_state {
 	unsigned int nr_site;
 	uint64_t site[KRUN_SITES_MAX];	/* CPL0 instructions seen going to CPL3 */
 	uint64_t sysret;		/* the SYSCALL entry's SYSRET, found by decoding it */
-	uint64_t sysret_lstar;		/* the IA32_LSTAR it was looked for from */
+	uint64_t iret;			/* ...and the IRET it reaches (krun_scan.c) */
+	uint64_t scan_lstar;		/* the IA32_LSTAR they were looked for from */
+	unsigned int scan_wait;		/* steps until LSTAR is looked at again, no site known */
 	uint64_t resume_rip;		/* where the user code entering the kernel goes on */
 	uint64_t trap_from, trap_to;	/* a missed return trapped: what ran in between */
 	const char *why;		/* the last reason not to run, for -vv */

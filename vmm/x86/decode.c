@@ -51,34 +51,28 @@ static uint16_t branch_flags(const ZydisDecodedInstruction *zi)
 	}
 }
 
-#define VEC_DE	0
-#define VEC_BP	3
-#define VEC_OF	4
-#define VEC_UD	6
-#define VEC_GP	13
-
 static int16_t fault_vec(const ZydisDecodedInstruction *zi)
 {
 	switch (zi->mnemonic) {
 	case ZYDIS_MNEMONIC_DIV:
 	case ZYDIS_MNEMONIC_IDIV:
-		return VEC_DE;
+		return X86_VEC_DE;
 	case ZYDIS_MNEMONIC_INT3:
-		return VEC_BP;
+		return X86_VEC_BP;
 	case ZYDIS_MNEMONIC_INTO:
-		return VEC_OF;
+		return X86_VEC_OF;
 	case ZYDIS_MNEMONIC_INT:
 		return (int16_t)zi->raw.imm[0].value.u;
 	case ZYDIS_MNEMONIC_UD0:
 	case ZYDIS_MNEMONIC_UD1:
 	case ZYDIS_MNEMONIC_UD2:
-		return VEC_UD;
+		return X86_VEC_UD;
 	case ZYDIS_MNEMONIC_RDPMC:
 	case ZYDIS_MNEMONIC_RDMSR:
 	case ZYDIS_MNEMONIC_WRMSR:
-		return VEC_GP;
+		return X86_VEC_GP;
 	default:
-		return (zi->attributes & ZYDIS_ATTRIB_IS_PRIVILEGED) ? VEC_GP : INSN_NO_FAULT_VEC;
+		return (zi->attributes & ZYDIS_ATTRIB_IS_PRIVILEGED) ? X86_VEC_GP : INSN_NO_FAULT_VEC;
 	}
 }
 

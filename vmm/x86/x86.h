@@ -17,6 +17,14 @@
 #define X86_RFLAGS_TF		(1ULL << 8)
 #define X86_CPUID_1_ECX_HYPERVISOR	(1u << 31)	/* SDM vol. 2A CPUID: reserved, 1 under hypervisors */
 #define X86_DR6_BS		(1ULL << 14)	/* SDM vol. 3B 18.2.3: single step */
+/* Exception vectors (SDM vol. 3A 6.3.1, table 6-1). */
+#define X86_VEC_DE		0
+#define X86_VEC_NMI		2
+#define X86_VEC_BP		3
+#define X86_VEC_OF		4
+#define X86_VEC_UD		6
+#define X86_VEC_GP		13
+#define X86_VEC_PF		14
 #define MSR_LSTAR		0xc0000082	/* SYSCALL's 64-bit target (SDM vol. 2B SYSCALL) */
 
 /* CS.DPL in protected mode, else 0. */
