@@ -25,6 +25,7 @@ kind_of() {
 	*.md|LICENSE|LICENSES/*|VERSION|.gitignore|.gitattributes|*.json) echo skip ;;
 	*.c|*.h|*.S|*.ld|*.py|*.sh|*.mk|*.in|*.cfg|*.xml|*.h2m) echo source ;;
 	Makefile|*/Makefile|.ci/*|scripts/*|tests/lab/*|tests/linux/*|qemu-configs/*) echo source ;;
+	tests/report-schema/invalid/reasons) echo source ;;
 	*) if head -c 2 "$1" 2>/dev/null | grep -q '^#!'; then echo source; else echo unknown; fi ;;
 	esac
 }
