@@ -126,8 +126,10 @@ static int open_regular(struct outfile *o, const char *path, const struct stat *
 	if (r)
 		return outfile_fail(o, r, NULL);
 	copy = strdup(o->target);
-	if (!copy)
-		return outfile_fail(o, -ENOMEM, NULL);
+	if (!copy) {
+		r = -ENOMEM;
+		goto fail;
+	}
 	r = access(dirname(copy), W_OK | X_OK) ? -errno : 0;
 	free(copy);
 	if (st) {
@@ -146,9 +148,13 @@ static int open_regular(struct outfile *o, const char *path, const struct stat *
 		o->mode = 0666 & ~mask;
 	}
 	if (r)
-		return outfile_fail(o, r, NULL);
+		goto fail;
 	o->kind = OUTFILE_REPLACE;
 	return 0;
+fail:
+	free(o->target);
+	o->target = NULL;
+	return outfile_fail(o, r, NULL);
 }
 
 static int outfile_open_path(struct outfile *o, const char *path, enum outfile_mode mode)
