@@ -56,7 +56,7 @@ endif
 
 DEPFLAGS = -MMD -MP
 HOST_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARNINGS) -Iinclude -Ivmm $(CFLAGS)
-HOST_LDLIBS := -lpthread -lrt -lm -lZydis -ljson-c
+HOST_LDLIBS := -lpthread -lrt -lm -lZydis -ljson-c -lunicorn
 ifeq ($(SANITIZE),1)
 HOST_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 HOST_LDFLAGS += -fsanitize=address,undefined

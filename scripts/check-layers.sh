@@ -30,6 +30,7 @@ report_debug progress                   the report's debug part, the progress li
 exact clock pebs rdpmc profile dev      vCPU features and devices
 pmu                                     the PMU glue: model, MSR exits, PMIs, listeners
 machine                                 VM, vCPUs, run loop, port I/O, guest debug
+emu                                     the x86 emulator the exact source runs counted code in
 kvm boot x86 out report_json            /dev/kvm, image loading, x86 helpers, output files
 mem config                              guest memory, the configuration
 config_filter                           the event filter's file

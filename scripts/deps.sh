@@ -19,6 +19,7 @@ build-essential		# gcc, make, binutils: pmuvm, the guests, the guest SDK
 pkg-config		# the SDK's pmuvm-guest.pc; Check's flags for the tests
 libzydis-dev		# x86 decoder: exact counting, RDPMC sites, profiles
 libjson-c-dev		# --report, the guests' results (ucall)
+libunicorn-dev		# x86 emulator: exact counting at emulation speed (--exact emulate)
 help2man		# the man page, generated from pmuvm --help
 EOF_PKGS
 }

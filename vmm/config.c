@@ -62,10 +62,12 @@ static const char usage_text[] =
 "                         or from retired instructions x --cpi (model: stepped,\n"
 "                         deterministic)\n"
 "  --cpi X                cycles per instruction for --cycles model (default 1.0)\n"
-"  --exact on|off         instructions and branches counted exactly by\n"
-"                         single-stepping (on, default), or not offered (off:\n"
-"                         the guest runs at full speed; Intel's CPUID marks them\n"
-"                         unavailable)\n"
+"  --exact emulate|step|off  instructions and branches counted exactly, the\n"
+"                         counted code run in an emulator and single-stepped\n"
+"                         where it cannot run there (emulate, default; also\n"
+"                         'on'), single-stepped only (step), or not offered\n"
+"                         (off: the guest runs at full speed; Intel's CPUID\n"
+"                         marks them unavailable)\n"
 "  --event-filter FILE    allow/deny list of events, as KVM_SET_PMU_EVENT_FILTER\n"
 "  --pebs on|off          DS save area and PEBS records (default on; needs\n"
 "                         --pmu-version 2 or later, else off)\n"
@@ -318,7 +320,18 @@ static int parse_pmu_opt(struct pmuvm_config *cfg, int opt, const char *arg, str
 		cfg->event_filter_path = arg;
 		return 0;
 	case OPT_EXACT:
-		return parse_onoff("--exact", arg, &cfg->exact);
+		if (!strcmp(arg, "emulate") || !strcmp(arg, "step")) {
+			cfg->exact = true;
+			cfg->exact_step_only = arg[0] == 's';
+			return 0;
+		}
+		cfg->exact_step_only = false;
+		if (!strcmp(arg, "on") || !strcmp(arg, "off")) {
+			cfg->exact = arg[1] == 'n';
+			return 0;
+		}
+		pr_err("--exact: '%s' is not 'emulate', 'step', 'on' or 'off'", arg);
+		return -EINVAL;
 	case OPT_PEBS:
 		pebs->set = true;
 		return parse_onoff("--pebs", arg, &pebs->on);

@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 
 #include "clock/clock.h"
+#include "exact/engine.h"
 #include "exact/exact.h"
 #include "exact/icache.h"
 #include "machine/vm.h"
@@ -146,6 +147,24 @@ static json_object *report_krun(const struct krun_state *k)
 	return o;
 }
 
+/* The emulation engine's work (vmm/exact/emulate.c): what it ran, why each stretch ended. */
+static json_object *report_emulate(const struct exact_emulate_stats *st)
+{
+	json_object *o = json_object_new_object();
+	json_object *stops = json_object_new_object();
+
+	for (unsigned int i = 0; i < EMULATE_STOP_NR; i++)
+		json_object_object_add(stops, exact_emulate_stop_name(i), report_u64(st->stops[i]));
+	json_object_object_add(o, "instructions", report_u64(st->insns));
+	json_object_object_add(o, "stretches", report_u64(st->stretches));
+	json_object_object_add(o, "stops", stops);
+	json_object_object_add(o, "steps", report_u64(st->stepped));
+	json_object_object_add(o, "map_builds", report_u64(st->map_builds));
+	json_object_object_add(o, "map_failures", report_u64(st->map_failures));
+	json_object_object_add(o, "code_flushes", report_u64(st->code_flushes));
+	return o;
+}
+
 /* the exact source's work (vmm/exact): what it stepped and what it could not count. */
 static json_object *report_vcpu_exact(const struct vcpu *vcpu)
 {
@@ -155,6 +174,7 @@ static json_object *report_vcpu_exact(const struct vcpu *vcpu)
 	const struct icache *ic = x->icache;
 	json_object *o = json_object_new_object();
 
+	json_object_object_add(o, "engine", json_object_new_string(x->engine ? x->engine->name : "none"));
 	json_object_object_add(o, "steps", report_u64(x->steps));
 	json_object_object_add(o, "retired", report_u64(x->retired));
 	json_object_object_add(o, "not_retired", report_u64(x->not_retired));
@@ -179,6 +199,7 @@ static json_object *report_vcpu_exact(const struct vcpu *vcpu)
 	json_object_object_add(o, "icache_hits", report_u64(ic ? ic->hits : 0));
 	json_object_object_add(o, "icache_misses", report_u64(ic ? ic->misses : 0));
 	json_object_object_add(o, "icache_stale", report_u64(ic ? ic->stale : 0));
+	json_object_object_add(o, "emulate", report_emulate(&x->emu_stats));
 	return o;
 }
 

@@ -6,8 +6,12 @@
  * kernel:
  *   syscalls  user_syscalls makes SYSCALL_N system calls into syscall_entry,
  *             which loops KERNEL_LOOP times before its SYSRETQ;
- *   timer     user_spin runs SPIN_N iterations while a one-shot LAPIC timer
- *             interrupts it; the runtime's handler returns with its IRETQ;
+ *   timer     user_spin loops while a one-shot LAPIC timer interrupts it
+ *             (SPIN_N iterations: longer than any engine runs in the
+ *             timer's millisecond); the handler sets ECX to 1, so that it
+ *             ends N - K + 1 iterations in, K being ECX at the interrupt
+ *             (the JNZ after it sees the DEC's flags), and the runtime's
+ *             handler returns with its IRETQ;
  *   missed    user_syscalls again, into syscall_entry2, whose SYSRETQ pmuvm
  *             has not seen: the first return through it traps (the TF saved
  *             in R11), after the DEC that follows the SYSCALL; pmuvm counts
@@ -38,7 +42,7 @@
 #include "pmu_common.h"
 
 #define KERNEL_LOOP	1000
-#define SPIN_N		5000
+#define SPIN_N		50000000
 #define IRQ_VECTOR	0x40
 
 /* A SYSCALL entry's WRMSR of GLOBAL_CTRL <- EDX:EAX, then KERNEL_LOOP turns. */
@@ -59,7 +63,7 @@ asm(".text\n"
     USER_SYSCALLS_ASM
     ".globl user_spin\n"
     "user_spin:\n"
-    "	movl $5000, %ecx\n"
+    "	movl $" XSTR(SPIN_N) ", %ecx\n"
     "1:	decl %ecx\n"
     "	jnz 1b\n"
     "	ret\n"
@@ -124,17 +128,19 @@ void syscall_entry3_ret(void);
 void syscall_entry4(void);
 void syscall_entry4_ret(void);
 
-_Static_assert(SYSCALL_N == 10 && KERNEL_LOOP == 1000 && SPIN_N == 5000,
+_Static_assert(SYSCALL_N == 10 && KERNEL_LOOP == 1000,
 	       "keep the asm's constants in step");
 _Static_assert(MSR_IA32_PERF_GLOBAL_CTRL == 0x38f && GLOBAL_CTRL_FIXED(0) == 1ull << 32,
 	       "user_enabled sets fixed counter 0 and GP counter 0");
 
-static volatile uint64_t irq_calls, irq_cs;
+static volatile uint64_t irq_calls, irq_cs, irq_rcx;
 
 static void irq_handler(struct rt_frame *f)
 {
 	irq_calls++;
 	irq_cs = f->cs;
+	irq_rcx = f->rcx;
+	f->rcx = 1;
 }
 
 struct counts {
@@ -235,14 +241,16 @@ int main(void)
 	       (unsigned long long)(nop.insns + 1 + 3 * SYSCALL_N + 1),
 	       (unsigned long long)(nop.branches + 2 * SYSCALL_N + 1));
 
-	/* MOV, 5000 x (DEC, JNZ), RET. */
+	/* MOV, N - K + 1 x (DEC, JNZ), RET. */
 	count_spin_with_timer(true);
 	spin = count_spin_with_timer(false);
-	printf("exact_kernel_run: timer usr=%llu br=%llu want %llu %llu irqs=%llu from_user=%d\n",
+	printf("exact_kernel_run: timer usr=%llu br=%llu want %llu %llu irqs=%llu from_user=%d "
+	       "in_loop=%d\n",
 	       (unsigned long long)spin.insns, (unsigned long long)spin.branches,
-	       (unsigned long long)(nop.insns + 1 + 2 * SPIN_N + 1),
-	       (unsigned long long)(nop.branches + SPIN_N + 1), (unsigned long long)irq_calls,
-	       irq_cs == RT_USER_CS);
+	       (unsigned long long)(nop.insns + 1 + 2 * (SPIN_N - irq_rcx + 1) + 1),
+	       (unsigned long long)(nop.branches + (SPIN_N - irq_rcx + 1) + 1),
+	       (unsigned long long)irq_calls, irq_cs == RT_USER_CS,
+	       irq_rcx > 0 && irq_rcx < SPIN_N);
 
 	wrmsr(MSR_LSTAR, (uint64_t)syscall_entry2);
 	sc = count_user_run(user_syscalls, false);

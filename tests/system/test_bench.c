@@ -36,8 +36,8 @@ START_TEST(test_bench_raw_step_hook)
 	long long counted_steps;
 
 	REQUIRE_KVM();
-	/* The guest asserts the exact count, 200 loop instructions + 13. */
-	pmuvm_run(&r, "--timeout", "60", "--report", tmp_path(counted_rep), "--append",
+	/* The guest asserts the exact count, 200 loop instructions + 13, stepped. */
+	pmuvm_run(&r, "--exact", "step", "--timeout", "60", "--report", tmp_path(counted_rep), "--append",
 		  "sizes=200 reps=1", guest_path("bench_exact"));
 	expect_guest_pass(&r, "bench_exact");
 	ck_assert_msg(strstr(r.out, "bench: exact size=200 rep=0 insns=213 "), "%s", r.out);

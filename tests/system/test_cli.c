@@ -111,7 +111,7 @@ static const struct usage_case usage_cases[] = {
 	{ { "--pmu=amd", "--cpu-vendor", "intel", "x.elf" }, "the AMD PMU needs --cpu-vendor amd" },
 	{ { "--cpu-vendor", "amd", "x.elf" }, "the Intel PMU needs --cpu-vendor intel" },
 	{ { "--pmu=none", "--pmu-version=2", "x.elf" }, "--pmu-version: --pmu none has no PMU" },
-	{ { "--exact", "maybe", "x.elf" }, "--exact: 'maybe' is not 'on' or 'off'" },
+	{ { "--exact", "maybe", "x.elf" }, "--exact: 'maybe' is not 'emulate', 'step', 'on' or 'off'" },
 	{ { "--exact=off", "--cycles", "model", "x.elf" },
 	  "--cycles model: counts cycles from single-stepped instructions, which --exact off turns off" },
 	{ { "--cpus", "1" }, "no guest image given" },

@@ -342,7 +342,7 @@ START_TEST(test_exact_kernel_run)
 		return;
 	expect_counts(r.out, "syscalls");
 	expect_counts(r.out, "timer");
-	ck_assert_msg(strstr(r.out, "irqs=1 from_user=1"), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "irqs=1 from_user=1 in_loop=1"), "%s", r.out);
 	expect_counts(r.out, "missed");
 	/*
 	 * Kernel stretches run unstepped, and those that ended at a watched

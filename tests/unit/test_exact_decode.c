@@ -13,21 +13,22 @@ struct decode_case {
 	enum insn_mode mode;
 	uint8_t bytes[INSN_MAX_LEN];
 	uint8_t len;
-	uint16_t flags;
+	uint32_t flags;
 	int64_t rel;
 };
 
 #define B	INSN_BRANCH
+#define S	INSN_SYSTEM
 static const struct decode_case decode_cases[] = {
 	{ "nop", INSN_MODE_64, { 0x90 }, 1, 0, 0 },
-	{ "wrmsr", INSN_MODE_64, { 0x0f, 0x30 }, 2, INSN_WRMSR, 0 },
-	{ "rdpmc", INSN_MODE_64, { 0x0f, 0x33 }, 2, INSN_RDPMC, 0 },
-	{ "hlt", INSN_MODE_64, { 0xf4 }, 1, INSN_HLT, 0 },
+	{ "wrmsr", INSN_MODE_64, { 0x0f, 0x30 }, 2, INSN_WRMSR | S, 0 },
+	{ "rdpmc", INSN_MODE_64, { 0x0f, 0x33 }, 2, INSN_RDPMC | S, 0 },
+	{ "hlt", INSN_MODE_64, { 0xf4 }, 1, INSN_HLT | S, 0 },
 	{ "rep movsb", INSN_MODE_64, { 0xf3, 0xa4 }, 2, INSN_REP, 0 },
 	{ "repne scasb", INSN_MODE_64, { 0xf2, 0xae }, 2, INSN_REP, 0 },
 	{ "movsb", INSN_MODE_64, { 0xa4 }, 1, 0, 0 },
 	{ "pause (F3 on a non-string)", INSN_MODE_64, { 0xf3, 0x90 }, 2, 0, 0 },
-	{ "ud2", INSN_MODE_64, { 0x0f, 0x0b }, 2, 0, 0 },
+	{ "ud2", INSN_MODE_64, { 0x0f, 0x0b }, 2, S, 0 },
 	{ "je +5", INSN_MODE_64, { 0x74, 0x05 }, 2, B | INSN_COND | INSN_RELATIVE, 5 },
 	{ "jne rel32", INSN_MODE_64, { 0x0f, 0x85, 0xf0, 0xff, 0xff, 0xff }, 6,
 	  B | INSN_COND | INSN_RELATIVE, -16 },
@@ -40,21 +41,48 @@ static const struct decode_case decode_cases[] = {
 	{ "jmp [rax]", INSN_MODE_64, { 0xff, 0x20 }, 2, B | INSN_NEAR_UNCOND, 0 },
 	{ "ret", INSN_MODE_64, { 0xc3 }, 1, B | INSN_NEAR_RET | INSN_NEAR_UNCOND, 0 },
 	{ "ret 8", INSN_MODE_64, { 0xc2, 0x08, 0x00 }, 3, B | INSN_NEAR_RET | INSN_NEAR_UNCOND, 0 },
-	{ "retf", INSN_MODE_64, { 0xcb }, 1, B | INSN_FAR, 0 },
-	{ "iretq", INSN_MODE_64, { 0x48, 0xcf }, 2, B | INSN_FAR | INSN_IRET | INSN_LOADS_RFLAGS, 0 },
-	{ "iretd", INSN_MODE_32, { 0xcf }, 1, B | INSN_FAR | INSN_IRET | INSN_LOADS_RFLAGS, 0 },
-	{ "int 0x80", INSN_MODE_64, { 0xcd, 0x80 }, 2, B | INSN_FAR, 0 },
-	{ "int3", INSN_MODE_64, { 0xcc }, 1, B | INSN_FAR, 0 },
+	{ "retf", INSN_MODE_64, { 0xcb }, 1, B | INSN_FAR | S, 0 },
+	{ "iretq", INSN_MODE_64, { 0x48, 0xcf }, 2, B | INSN_FAR | INSN_IRET | INSN_LOADS_RFLAGS | S, 0 },
+	{ "iretd", INSN_MODE_32, { 0xcf }, 1, B | INSN_FAR | INSN_IRET | INSN_LOADS_RFLAGS | S, 0 },
+	{ "int 0x80", INSN_MODE_64, { 0xcd, 0x80 }, 2, B | INSN_FAR | S, 0 },
+	{ "int3", INSN_MODE_64, { 0xcc }, 1, B | INSN_FAR | S, 0 },
 	{ "syscall", INSN_MODE_64, { 0x0f, 0x05 }, 2,
-	  B | INSN_FAR | INSN_LOADS_RFLAGS | INSN_SAVES_RFLAGS, 0 },
-	{ "sysretq", INSN_MODE_64, { 0x48, 0x0f, 0x07 }, 3, B | INSN_FAR | INSN_LOADS_RFLAGS | INSN_SYSRET, 0 },
-	{ "popfq", INSN_MODE_64, { 0x9d }, 1, INSN_LOADS_RFLAGS, 0 },
-	{ "popfd", INSN_MODE_32, { 0x9d }, 1, INSN_LOADS_RFLAGS, 0 },
+	  B | INSN_FAR | INSN_LOADS_RFLAGS | INSN_SAVES_RFLAGS | S, 0 },
+	{ "sysretq", INSN_MODE_64, { 0x48, 0x0f, 0x07 }, 3, B | INSN_FAR | INSN_LOADS_RFLAGS | INSN_SYSRET | S, 0 },
+	{ "popfq", INSN_MODE_64, { 0x9d }, 1, INSN_LOADS_RFLAGS | S, 0 },
+	{ "popfd", INSN_MODE_32, { 0x9d }, 1, INSN_LOADS_RFLAGS | S, 0 },
 	{ "pushfq", INSN_MODE_64, { 0x9c }, 1, INSN_SAVES_RFLAGS, 0 },
 	{ "pushfd", INSN_MODE_32, { 0x9c }, 1, INSN_SAVES_RFLAGS, 0 },
-	{ "jmp far [rax]", INSN_MODE_64, { 0xff, 0x28 }, 2, B | INSN_FAR, 0 },
-	{ "jmp far ptr16:32", INSN_MODE_32, { 0xea, 0, 0, 0x10, 0, 0x08, 0 }, 7, B | INSN_FAR, 0 },
+	{ "jmp far [rax]", INSN_MODE_64, { 0xff, 0x28 }, 2, B | INSN_FAR | S, 0 },
+	{ "jmp far ptr16:32", INSN_MODE_32, { 0xea, 0, 0, 0x10, 0, 0x08, 0 }, 7, B | INSN_FAR | S, 0 },
 	{ "je in 16-bit mode", INSN_MODE_16, { 0x74, 0xfe }, 2, B | INSN_COND | INSN_RELATIVE, -2 },
+	/* What an emulator with only the general registers and memory may run (INSN_SYSTEM). */
+	{ "mov rax, [rbx]", INSN_MODE_64, { 0x48, 0x8b, 0x03 }, 3, 0, 0 },
+	{ "add [rbx], eax", INSN_MODE_64, { 0x01, 0x03 }, 2, 0, 0 },
+	{ "xchg eax, ebx", INSN_MODE_64, { 0x93 }, 1, 0, 0 },
+	{ "xchg [rbx], eax", INSN_MODE_64, { 0x87, 0x03 }, 2, INSN_LOCKED, 0 },
+	{ "lock add [rbx], eax", INSN_MODE_64, { 0xf0, 0x01, 0x03 }, 3, INSN_LOCKED, 0 },
+	{ "lock cmpxchg [rbx], ecx", INSN_MODE_64, { 0xf0, 0x0f, 0xb1, 0x0b }, 4, INSN_LOCKED, 0 },
+	{ "cld", INSN_MODE_64, { 0xfc }, 1, 0, 0 },
+	{ "lea rax, [rip+0]", INSN_MODE_64, { 0x48, 0x8d, 0x05, 0, 0, 0, 0 }, 7, 0, 0 },
+	{ "cli", INSN_MODE_64, { 0xfa }, 1, S, 0 },
+	{ "sti", INSN_MODE_64, { 0xfb }, 1, INSN_STI | S, 0 },
+	{ "stac", INSN_MODE_64, { 0x0f, 0x01, 0xcb }, 3, S, 0 },
+	{ "swapgs", INSN_MODE_64, { 0x0f, 0x01, 0xf8 }, 3, S, 0 },
+	{ "cpuid", INSN_MODE_64, { 0x0f, 0xa2 }, 2, S, 0 },
+	{ "rdtsc", INSN_MODE_64, { 0x0f, 0x31 }, 2, S, 0 },
+	{ "in al, dx", INSN_MODE_64, { 0xec }, 1, S, 0 },
+	{ "rep outsb", INSN_MODE_64, { 0xf3, 0x6e }, 2, S, 0 },
+	{ "mov ds, ax", INSN_MODE_64, { 0x8e, 0xd8 }, 2, S, 0 },
+	{ "mov eax, fs", INSN_MODE_64, { 0x8c, 0xe0 }, 2, S, 0 },
+	{ "push fs", INSN_MODE_64, { 0x0f, 0xa0 }, 2, S, 0 },
+	{ "mov cr3, rax", INSN_MODE_64, { 0x0f, 0x22, 0xd8 }, 3, S, 0 },
+	{ "movaps xmm0, [rax]", INSN_MODE_64, { 0x0f, 0x28, 0x00 }, 3, S, 0 },
+	{ "fld1", INSN_MODE_64, { 0xd9, 0xe8 }, 2, S, 0 },
+	{ "vzeroupper", INSN_MODE_64, { 0xc5, 0xf8, 0x77 }, 3, S, 0 },
+	{ "xsave [rax]", INSN_MODE_64, { 0x0f, 0xae, 0x20 }, 3, S, 0 },
+	{ "invlpg [rax]", INSN_MODE_64, { 0x0f, 0x01, 0x38 }, 3, INSN_TLB | S, 0 },
+	{ "mov eax, fs:[rbx] (a segment override)", INSN_MODE_64, { 0x64, 0x8b, 0x03 }, 3, 0, 0 },
 };
 
 START_TEST(test_decode_classes)
@@ -167,7 +195,7 @@ START_TEST(test_cache_hit_and_stale)
 	/* The guest rewrites the byte: the old decode must not be used. */
 	ram[0x1000] = 0xf4;
 	ck_assert_int_eq(icache_fetch(cache, &mem, &flat, 0x1000, false, INSN_MODE_64, &in), 0);
-	ck_assert_uint_eq(in.flags, INSN_HLT);
+	ck_assert_uint_eq(in.flags, INSN_HLT | INSN_SYSTEM);
 	ck_assert_uint_eq(cache->stale, 1);
 	ck_assert_uint_eq(cache->misses, 2);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "mem/pagewalk.h"
+#include "mem/va_map.h"
 #include "suite.h"
 
 #define RAM_SIZE	(64u << 20)
@@ -228,6 +229,94 @@ START_TEST(test_linear_copy)
 }
 END_TEST
 
+
+/* The runs of an address space (va_map.c): merged, clipped to RAM, with the rights each CPL sees. */
+START_TEST(test_va_map_runs)
+{
+	uint64_t pml4 = new_table();
+	struct paging_state ps = long_mode(pml4);
+	struct va_run r[8];
+
+	/* Two 4 KiB pages contiguous in both spaces: one run; a third elsewhere: another. */
+	map4k(pml4, 0x400000, 0x200000, P | RW | US, P | RW | US);
+	map4k(pml4, 0x401000, 0x201000, P | RW | US, P | RW | US);
+	map4k(pml4, 0x402000, 0x205000, P | RW | US, P | RW | US);
+	/* Read-only, supervisor-only, and execute-disabled pages. */
+	map4k(pml4, 0x403000, 0x206000, P | RW | US, P | US);
+	map4k(pml4, 0x404000, 0x207000, P | RW | US, P | RW);
+	map4k(pml4, 0x405000, 0x208000, P | RW | US, P | RW | US | (1ULL << 63));
+	/* A page beyond RAM (MMIO): no run. */
+	map4k(pml4, 0x406000, 0xfee00000ULL, P | RW | US, P | RW | US);
+	/* A negative (kernel-half) address: canonical. */
+	map4k(pml4, 0xffff800000001000ULL, 0x300000, P | RW, P | RW);
+	ps.efer |= 1ULL << 11;	/* NXE */
+
+	ck_assert_int_eq(va_map_build(&mem, &ps, false, r, 8), 6);
+	ck_assert_uint_eq(r[0].la, 0x400000);
+	ck_assert_uint_eq(r[0].len, 0x2000);
+	ck_assert_ptr_eq(r[0].host, ram + 0x200000);
+	ck_assert_uint_eq(r[0].prot, VA_READ | VA_WRITE | VA_EXEC);
+	ck_assert_uint_eq(r[1].la, 0x402000);
+	ck_assert_ptr_eq(r[1].host, ram + 0x205000);
+	ck_assert_uint_eq(r[2].la, 0x403000);
+	ck_assert_uint_eq(r[2].prot, VA_READ | VA_EXEC);	/* CR0.WP set */
+	ck_assert_uint_eq(r[3].la, 0x404000);
+	ck_assert_uint_eq(r[4].la, 0x405000);
+	ck_assert_uint_eq(r[4].prot, VA_READ | VA_WRITE);
+	ck_assert_uint_eq(r[5].la, 0xffff800000001000ULL);
+
+	/* At CPL3 the supervisor pages go. */
+	ck_assert_int_eq(va_map_build(&mem, &ps, true, r, 8), 4);
+	ck_assert_uint_eq(r[2].la, 0x403000);
+	ck_assert_uint_eq(r[3].la, 0x405000);
+
+	/* CR0.WP clear: the kernel writes read-only pages; SMEP: it runs no user page. */
+	ps.cr0 &= ~CR0_WP;
+	ps.cr4 |= 1ULL << 20;
+	ck_assert_int_eq(va_map_build(&mem, &ps, false, r, 8), 5);
+	ck_assert_uint_eq(r[0].prot, VA_READ | VA_WRITE);
+	ck_assert_uint_eq(r[1].la, 0x402000);
+	ck_assert_uint_eq(r[1].len, 0x2000);	/* the read-only page is writable now: merged */
+	ck_assert_uint_eq(r[1].prot, VA_READ | VA_WRITE);
+	ck_assert_uint_eq(r[2].la, 0x404000);
+	ck_assert_uint_eq(r[2].prot, VA_READ | VA_WRITE | VA_EXEC);
+
+	/* More runs than room. */
+	ck_assert_int_eq(va_map_build(&mem, &ps, false, r, 2), -E2BIG);
+}
+END_TEST
+
+START_TEST(test_va_map_large_and_modes)
+{
+	uint64_t pml4 = new_table(), pdpt = next_level(pml4, 0, P | RW);
+	uint64_t pd = next_level(pdpt, 0, P | RW);
+	struct paging_state ps = long_mode(pml4);
+	struct va_run r[4];
+
+	/* 2 MiB pages, merged; one whose address has bit 12 (PAT) set; one beyond RAM. */
+	set64(pd, 0, 0x0 | P | RW | PS);
+	set64(pd, 1, 0x200000 | P | RW | PS);
+	set64(pd, 2, (RAM_SIZE - 0x200000) | 0x1000 | P | RW | PS);
+	set64(pd, 3, (uint64_t)RAM_SIZE | P | RW | PS);
+	/* A 1 GiB page at 1 GiB over guest-physical 0: clipped to RAM's 64 MiB. */
+	set64(pdpt, 1, 0 | P | RW | PS);
+	ck_assert_int_eq(va_map_build(&mem, &ps, false, r, 4), 3);
+	ck_assert_uint_eq(r[0].la, 0);
+	ck_assert_uint_eq(r[0].len, 0x400000);
+	ck_assert_uint_eq(r[1].la, 0x400000);
+	ck_assert_ptr_eq(r[1].host, ram + RAM_SIZE - 0x200000);
+	ck_assert_uint_eq(r[1].len, 0x200000);
+	ck_assert_uint_eq(r[2].la, 0x40000000ULL);
+	ck_assert_ptr_eq(r[2].host, ram);
+	ck_assert_uint_eq(r[2].len, RAM_SIZE);
+
+	ps.cr4 |= CR4_LA57;
+	ck_assert_int_eq(va_map_build(&mem, &ps, false, r, 4), -EOPNOTSUPP);
+	ps = (struct paging_state){ .cr0 = 1 };
+	ck_assert_int_eq(va_map_build(&mem, &ps, false, r, 4), -EOPNOTSUPP);
+}
+END_TEST
+
 static Suite *pagewalk_suite(void)
 {
 	Suite *s = suite_create("pagewalk");
@@ -241,6 +330,8 @@ static Suite *pagewalk_suite(void)
 	tcase_add_test(tc, test_pae_and_32bit);
 	tcase_add_test(tc, test_tables_outside_ram);
 	tcase_add_test(tc, test_linear_copy);
+	tcase_add_test(tc, test_va_map_runs);
+	tcase_add_test(tc, test_va_map_large_and_modes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -13,8 +13,8 @@
 #include "machine/vm.h"
 #include "pmu/vcpu_pmu.h"
 
-/* --cycles=model: the cycles one instruction takes, at its CPL. */
-static void exact_count_model_cycles(struct vcpu *vcpu)
+/* The cycles `insns` instructions take at --cpi, at x->cpl (internal.h). */
+void exact_count_model_cycles(struct vcpu *vcpu, uint64_t insns)
 {
 	struct exact_state *x = vcpu->pmu->exact;
 	struct vpmu *pmu = &vcpu->pmu->model;
@@ -23,7 +23,7 @@ static void exact_count_model_cycles(struct vcpu *vcpu)
 	uint64_t milli = (uint64_t)(cfg->cpi * 1000.0 + 0.5);
 	uint64_t core, ref;
 
-	x->cycle_rem += milli;
+	x->cycle_rem += milli * insns;
 	core = x->cycle_rem / 1000;
 	x->cycle_rem %= 1000;
 	/* Reference cycles at TSC/--cpu-mhz of those, the remainder carried. */
@@ -43,7 +43,7 @@ void exact_retire(struct vcpu *vcpu, enum retire how)
 	/* None where it steps only for a listener (exact.c, exact_rdpmc_only()). */
 	vpmu_count_each(&vcpu->pmu->model, retire_events(&x->insn, how) & x->events, x->cpl);
 	if (vcpu->vm->cfg->cycles == CYCLES_MODEL && (x->events & (1u << PMU_EV_CORE_CYCLES)))
-		exact_count_model_cycles(vcpu);
+		exact_count_model_cycles(vcpu, 1);
 }
 
 /*

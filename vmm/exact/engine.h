@@ -41,5 +41,7 @@ struct exact_engine {
 
 /* Single-stepping under KVM (step.c). */
 extern const struct exact_engine exact_step_engine;
+/* Counted code run in an emulator, what it cannot run stepped (emulate.c). */
+extern const struct exact_engine exact_emulate_engine;
 
 #endif

@@ -111,7 +111,7 @@ static void exact_publish(struct vcpu *vcpu)
 	const struct exact_state *x = vcpu->pmu->exact;
 	struct vcpu_pmu *p = vcpu->pmu;
 
-	p->eventing_ip_valid = x->stepping && x->retired;
+	p->eventing_ip_valid = (x->stepping || x->emulated_last) && x->retired;
 	p->eventing_ip = x->last_rip;
 	p->retire_pending = x->stepping && x->pending && x->counted;
 }
@@ -193,6 +193,7 @@ static void exact_pmi_delivered(struct vcpu *vcpu)
 		follow_pmi(&x->follow, vcpu->pmu->pmi_nmi);
 	else
 		exact_handler_unstepped(vcpu);
+	exact_emulate_pmi_delivered(vcpu);
 }
 
 /*
@@ -227,7 +228,9 @@ static int exact_vcpu_init(struct vcpu *vcpu)
 	vcpu->pmu->step.events = x->events;
 	x->ref_khz = vcpu->vm->tsc_khz;
 	x->core_khz = cfg->cpu_khz ? cfg->cpu_khz : vcpu->vm->tsc_khz;
-	x->engine = &exact_step_engine;
+	/* The benchmark's raw steps (step.c) measure the stepping engine. */
+	x->engine = cfg->exact_step_only || cfg->bench_raw_step ? &exact_step_engine :
+		    &exact_emulate_engine;
 	follow_init(vcpu, &x->follow);
 	krun_init(vcpu, &x->krun);
 	vcpu->pmu->exact = x;
@@ -240,6 +243,7 @@ static void exact_vcpu_exit(struct vcpu *vcpu)
 
 	if (!x)
 		return;
+	exact_emulate_free(x);
 	free(x->icache);
 	free(x->idt_copy);
 	free(x);

@@ -20,6 +20,31 @@ struct icache;
 struct pmu_source_ops;
 struct vcpu_feature;
 
+/* Why a stretch of the emulation engine ended (emulate.c), for the report. */
+enum emulate_stop {
+	EMULATE_STOP_SYSTEM,		/* an instruction only KVM runs (INSN_SYSTEM) */
+	EMULATE_STOP_LOCKED,		/* a locked instruction, with other vCPUs */
+	EMULATE_STOP_FAULT,		/* memory not mapped, or an exception */
+	EMULATE_STOP_PMI,		/* a PMI became due */
+	EMULATE_STOP_SLICE,		/* the slice ran out (pending interrupts) */
+	EMULATE_STOP_DECODE,		/* bytes that do not decode */
+	EMULATE_STOP_NR,
+};
+
+const char *exact_emulate_stop_name(enum emulate_stop s);
+
+/* The emulation engine's figures (emulate.c), for the report. */
+struct exact_emulate_stats {
+	uint64_t insns;			/* instructions retired in the emulator */
+	uint64_t stretches;
+	uint64_t stops[EMULATE_STOP_NR];
+	uint64_t stepped;		/* KVM_RUNs stepped while it was the engine */
+	uint64_t map_builds, map_failures;	/* the linear mapping built; not buildable */
+	uint64_t code_flushes;		/* translations dropped: the guest ran unseen */
+};
+
+struct exact_emulate;
+
 /* Per-vCPU state of the exact source (vcpu->pmu->exact). */
 struct exact_state {
 	/* The source (exact.c, count.c). */
@@ -49,6 +74,11 @@ struct exact_state {
 	bool rearm;			/* TF may be lost (RFLAGS reloaded, a handler entered): set it again */
 	uint8_t *idt_copy;		/* scratch for exact_catch_up_event() */
 	struct follow_state follow;	/* breakpoints on handler entries (follow.c) */
+
+	/* The emulation engine (emulate.c): NULL until it first runs. */
+	struct exact_emulate *emulate;
+	struct exact_emulate_stats emu_stats;
+	bool emulated_last;		/* last_rip is the emulator's, and current */
 
 	/* Report. */
 	uint64_t steps, retired, not_retired, decode_errors;

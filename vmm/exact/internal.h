@@ -27,6 +27,12 @@ struct vcpu;
 
 /* count.c: the instruction at x->rip retired at x->cpl (`how`: RETIRE_TAKEN for a taken branch). */
 void exact_retire(struct vcpu *vcpu, enum retire how);
+/*
+ * count.c: the core and reference cycles `insns` instructions take at
+ * --cpi, at x->cpl (--cycles=model; and emulated instructions, whose host
+ * time is no guest time: emulate.c).
+ */
+void exact_count_model_cycles(struct vcpu *vcpu, uint64_t insns);
 /* count.c: user mode is counted where it cannot be stepped; said once. */
 bool exact_user_lost(struct vcpu *vcpu);
 /* count.c: a handler ran unstepped while counting; said once. */
@@ -58,6 +64,10 @@ bool exact_ran_past(struct vcpu *vcpu, const struct kvm_sregs *s, const struct k
 void exact_catch_up_event(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t to,
 			  uint64_t rsp);
 void exact_catch_up_return(struct vcpu *vcpu, const struct kvm_sregs *s, const struct kvm_regs *r);
+
+/* emulate.c: a PMI was delivered (KVM takes it before the emulator runs on); the engine's state freed. */
+void exact_emulate_pmi_delivered(struct vcpu *vcpu);
+void exact_emulate_free(struct exact_state *x);
 
 /* hlt.c: a stepped HLT at CPL0 done here; true if it retired (RIP past it). */
 bool exact_emulate_hlt(struct vcpu *vcpu, struct kvm_regs *r);

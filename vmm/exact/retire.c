@@ -27,7 +27,7 @@ static bool frame_names(const struct step_result *res, uint64_t rip, uint16_t cs
 	return false;
 }
 
-static enum retire retired(const struct insn *in, uint64_t rip, uint64_t new_rip)
+enum retire retire_completed(const struct insn *in, uint64_t rip, uint64_t new_rip)
 {
 	if (!(in->flags & INSN_BRANCH))
 		return RETIRE_YES;
@@ -44,7 +44,7 @@ enum retire retire_decide(const struct insn *in, uint64_t rip, uint16_t cs,
 
 	res->event = false;
 	if (expected_target(in, rip, res->new_rip))
-		return retired(in, rip, res->new_rip);
+		return retire_completed(in, rip, res->new_rip);
 	if ((in->flags & INSN_REP) && res->new_rip == rip)
 		return RETIRE_NO;
 	res->event = true;
@@ -52,7 +52,7 @@ enum retire retire_decide(const struct insn *in, uint64_t rip, uint16_t cs,
 		return RETIRE_NO;
 	/* An event delivered right after it: the frame says where it went. */
 	if (frame_names(res, next, cs))
-		return retired(in, rip, next);
+		return retire_completed(in, rip, next);
 	if ((in->flags & INSN_RELATIVE) && frame_names(res, insn_rel_target(in, rip), cs))
 		return RETIRE_TAKEN;
 	res->event = false;
@@ -67,7 +67,7 @@ enum retire retire_decide(const struct insn *in, uint64_t rip, uint16_t cs,
 }
 
 /* The branch events one retired branch is (events.h). */
-static uint32_t branch_events(uint16_t flags, bool taken)
+static uint32_t branch_events(uint32_t flags, bool taken)
 {
 	uint32_t ev = 1u << PMU_EV_BRANCHES;
 

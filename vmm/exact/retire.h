@@ -44,6 +44,13 @@ enum retire {
 /* Whether the outcome needs the frame at the new RSP to be decided. */
 bool retire_needs_frame(const struct insn *in, uint64_t rip, uint64_t new_rip);
 
+/*
+ * An instruction at `rip` that completed, the next at `new_rip`: RETIRE_YES,
+ * or RETIRE_TAKEN for a taken branch (unconditional and far ones always; a
+ * conditional one unless it fell through).
+ */
+enum retire retire_completed(const struct insn *in, uint64_t rip, uint64_t new_rip);
+
 enum retire retire_decide(const struct insn *in, uint64_t rip, uint16_t cs,
 			  struct step_result *res);
 

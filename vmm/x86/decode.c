@@ -76,6 +76,101 @@ static int16_t fault_vec(const ZydisDecodedInstruction *zi)
 	}
 }
 
+/* Categories of general-purpose instructions: registers, flags, stack and memory only. */
+static bool plain_category(ZydisInstructionCategory c)
+{
+	switch (c) {
+	case ZYDIS_CATEGORY_BINARY:
+	case ZYDIS_CATEGORY_BITBYTE:
+	case ZYDIS_CATEGORY_CALL:
+	case ZYDIS_CATEGORY_CMOV:
+	case ZYDIS_CATEGORY_COND_BR:
+	case ZYDIS_CATEGORY_CONVERT:
+	case ZYDIS_CATEGORY_DATAXFER:
+	case ZYDIS_CATEGORY_FLAGOP:
+	case ZYDIS_CATEGORY_LOGICAL:
+	case ZYDIS_CATEGORY_MISC:
+	case ZYDIS_CATEGORY_NOP:
+	case ZYDIS_CATEGORY_POP:
+	case ZYDIS_CATEGORY_PUSH:
+	case ZYDIS_CATEGORY_RET:
+	case ZYDIS_CATEGORY_ROTATE:
+	case ZYDIS_CATEGORY_SEMAPHORE:
+	case ZYDIS_CATEGORY_SETCC:
+	case ZYDIS_CATEGORY_SHIFT:
+	case ZYDIS_CATEGORY_STRINGOP:
+	case ZYDIS_CATEGORY_UNCOND_BR:
+	case ZYDIS_CATEGORY_WIDENOP:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* General-purpose by category, yet reading or writing system state. */
+static bool system_mnemonic(ZydisMnemonic m)
+{
+	switch (m) {
+	case ZYDIS_MNEMONIC_CLI:
+	case ZYDIS_MNEMONIC_STI:
+	case ZYDIS_MNEMONIC_POPF:
+	case ZYDIS_MNEMONIC_POPFD:
+	case ZYDIS_MNEMONIC_POPFQ:
+	case ZYDIS_MNEMONIC_CPUID:
+	case ZYDIS_MNEMONIC_RDTSC:
+	case ZYDIS_MNEMONIC_RDTSCP:
+	case ZYDIS_MNEMONIC_RDPMC:
+	case ZYDIS_MNEMONIC_XGETBV:
+	case ZYDIS_MNEMONIC_UD0:
+	case ZYDIS_MNEMONIC_UD1:
+	case ZYDIS_MNEMONIC_UD2:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Whether any operand, hidden ones too, is a register beyond the general ones, RFLAGS and RIP. */
+static bool system_operand(const ZydisDecodedOperand *ops, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		if (ops[i].type != ZYDIS_OPERAND_TYPE_REGISTER)
+			continue;
+		switch (ZydisRegisterGetClass(ops[i].reg.value)) {
+		case ZYDIS_REGCLASS_GPR8:
+		case ZYDIS_REGCLASS_GPR16:
+		case ZYDIS_REGCLASS_GPR32:
+		case ZYDIS_REGCLASS_GPR64:
+		case ZYDIS_REGCLASS_FLAGS:
+		case ZYDIS_REGCLASS_IP:
+			break;
+		default:
+			return true;
+		}
+	}
+	return false;
+}
+
+/* INSN_SYSTEM and INSN_LOCKED (decode.h). */
+static uint32_t emulation_flags(const ZydisDecoder *dec, const ZydisDecoderContext *ctx,
+				const ZydisDecodedInstruction *zi, uint32_t flags)
+{
+	ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+	uint32_t out = 0;
+
+	if (!ZYAN_SUCCESS(ZydisDecoderDecodeOperands(dec, ctx, zi, ops, zi->operand_count)))
+		return INSN_SYSTEM;
+	if (!plain_category(zi->meta.category) || (flags & INSN_FAR) ||
+	    (zi->attributes & ZYDIS_ATTRIB_IS_PRIVILEGED) || system_mnemonic(zi->mnemonic) ||
+	    system_operand(ops, zi->operand_count))
+		out |= INSN_SYSTEM;
+	if ((zi->attributes & ZYDIS_ATTRIB_HAS_LOCK) ||
+	    (zi->mnemonic == ZYDIS_MNEMONIC_XCHG &&
+	     (ops[0].type == ZYDIS_OPERAND_TYPE_MEMORY || ops[1].type == ZYDIS_OPERAND_TYPE_MEMORY)))
+		out |= INSN_LOCKED;
+	return out;
+}
+
 int insn_decode(const uint8_t *bytes, size_t avail, enum insn_mode mode, struct insn *out)
 {
 	ZydisDecoderContext ctx;
@@ -88,6 +183,7 @@ int insn_decode(const uint8_t *bytes, size_t avail, enum insn_mode mode, struct 
 
 	out->len = zi.length;
 	out->flags = branch_flags(&zi);
+	out->flags |= emulation_flags(&decoders[mode], &ctx, &zi, out->flags);
 	out->fault_vec = fault_vec(&zi);
 	out->rel = 0;
 	out->addr_bits = zi.operand_width;
@@ -102,6 +198,8 @@ int insn_decode(const uint8_t *bytes, size_t avail, enum insn_mode mode, struct 
 		out->flags |= INSN_REP;
 	if (zi.mnemonic == ZYDIS_MNEMONIC_HLT)
 		out->flags |= INSN_HLT;
+	else if (zi.mnemonic == ZYDIS_MNEMONIC_STI)
+		out->flags |= INSN_STI;
 	else if (zi.mnemonic == ZYDIS_MNEMONIC_WRMSR)
 		out->flags |= INSN_WRMSR;
 	else if (zi.mnemonic == ZYDIS_MNEMONIC_RDPMC)

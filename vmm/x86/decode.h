@@ -54,6 +54,17 @@ static inline enum insn_mode insn_mode_of(const struct kvm_sregs *s)
 /* Saves RFLAGS where the guest keeps it: PUSHF at [RSP], SYSCALL in R11. */
 #define INSN_SAVES_RFLAGS (1u << 14)
 #define INSN_SYSRET	(1u << 15)	/* SYSRET: from CPL0 to CPL3, always */
+/*
+ * Reads or changes more than the general registers, the status flags, the
+ * stack and memory: privileged, I/O and system instructions, far branches,
+ * segment registers, x87/MMX/SSE/AVX state, IF and AC (CLI, STI, POPF,
+ * STAC, CLAC), CPUID and the time-stamp, counter and random-number reads.
+ * An emulator given only that state (exact/emulate.c) leaves these to KVM.
+ */
+#define INSN_SYSTEM	(1u << 16)
+/* Atomic against other processors: a LOCK prefix, or XCHG with memory (SDM vol. 3A 9.1.2.2). */
+#define INSN_LOCKED	(1u << 17)
+#define INSN_STI	(1u << 18)	/* STI: interrupts enabled after the next instruction */
 
 /*
  * An exception the instruction raises by what it is (SDM vol. 3A 6.15, per
@@ -66,7 +77,7 @@ static inline enum insn_mode insn_mode_of(const struct kvm_sregs *s)
 
 struct insn {
 	uint8_t len;
-	uint16_t flags;
+	uint32_t flags;
 	int16_t fault_vec;
 	int64_t rel;		/* INSN_RELATIVE: displacement from the next RIP */
 	uint8_t addr_bits;	/* operand size of a relative target (16/32/64) */

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The Unicorn wrapper (emu.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unicorn/unicorn.h>
+
+#include "emu/emu.h"
+#include "x86/x86.h"
+
+/* Never a RIP (not canonical): uc_emu_start() runs until a hook stops it. */
+#define EMU_NO_END	0x8000000000000000ULL
+
+struct emu {
+	uc_engine *uc;
+	uc_hook code_hook, intr_hook, mem_hook;
+	struct va_run *mapped;		/* what emu_map() mapped, to unmap it */
+	unsigned int nr_mapped;
+	const struct emu_ops *ops;
+	void *opaque;
+	bool faulted;
+	bool fault_mem;			/* ...on an access at fault_la */
+	uint64_t fault_la;
+	uint64_t rip;
+};
+
+static void emu_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
+{
+	struct emu *e = user;
+
+	(void)size;
+	if (!e->ops->insn(e->opaque, addr))
+		uc_emu_stop(uc);
+}
+
+/* An exception raised inside the emulator: the instruction is left to KVM, which raises it. */
+static void emu_intr(uc_engine *uc, uint32_t intno, void *user)
+{
+	struct emu *e = user;
+
+	(void)intno;
+	e->faulted = true;
+	uc_emu_stop(uc);
+}
+
+/* An access outside the runs, or against their rights: the instruction is left to KVM. */
+static bool emu_mem_fault(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value,
+			  void *user)
+{
+	struct emu *e = user;
+
+	(void)uc, (void)type, (void)size, (void)value;
+	e->fault_mem = true;
+	e->fault_la = addr;
+	return false;
+}
+
+int emu_open(struct emu **out)
+{
+	struct emu *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+	if (uc_open(UC_ARCH_X86, UC_MODE_64, &e->uc) != UC_ERR_OK) {
+		free(e);
+		return -ENODEV;
+	}
+	if (uc_hook_add(e->uc, &e->code_hook, UC_HOOK_CODE, (void *)emu_code, e, 1, 0) ||
+	    uc_hook_add(e->uc, &e->intr_hook, UC_HOOK_INTR, (void *)emu_intr, e, 1, 0) ||
+	    uc_hook_add(e->uc, &e->mem_hook, UC_HOOK_MEM_UNMAPPED | UC_HOOK_MEM_PROT,
+			(void *)emu_mem_fault, e, 1, 0)) {
+		uc_close(e->uc);
+		free(e);
+		return -ENODEV;
+	}
+	*out = e;
+	return 0;
+}
+
+void emu_close(struct emu *e)
+{
+	if (!e)
+		return;
+	uc_close(e->uc);
+	free(e->mapped);
+	free(e);
+}
+
+void emu_flush_code(struct emu *e, uint64_t la, uint64_t len)
+{
+	uc_ctl_remove_cache(e->uc, la, la + len);
+}
+
+static bool emu_run_in(const struct va_run *r, const struct va_run *runs, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (runs[i].la == r->la && runs[i].len == r->len && runs[i].host == r->host &&
+		    runs[i].prot == r->prot)
+			return true;
+	return false;
+}
+
+/*
+ * Only the runs that changed are unmapped and mapped: Unicorn's cost grows
+ * with the size of what it unmaps, and a guest's page tables mostly stay.
+ */
+int emu_map(struct emu *e, const struct va_run *runs, unsigned int n)
+{
+	struct va_run *keep = malloc((e->nr_mapped + n ? e->nr_mapped + n : 1) * sizeof(*keep));
+	unsigned int nr_keep = 0;
+	int err = 0;
+
+	if (!keep)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < e->nr_mapped; i++) {
+		if (emu_run_in(&e->mapped[i], runs, n)) {
+			keep[nr_keep++] = e->mapped[i];
+			continue;
+		}
+		/* Unmapping keeps the run's translations: they would run on for other code there. */
+		emu_flush_code(e, e->mapped[i].la, e->mapped[i].len);
+		uc_mem_unmap(e->uc, e->mapped[i].la, e->mapped[i].len);
+	}
+	for (unsigned int i = 0; i < n && !err; i++) {
+		uint32_t perms = ((runs[i].prot & VA_READ) ? UC_PROT_READ : 0) |
+				 ((runs[i].prot & VA_WRITE) ? UC_PROT_WRITE : 0) |
+				 ((runs[i].prot & VA_EXEC) ? UC_PROT_EXEC : 0);
+
+		if (emu_run_in(&runs[i], e->mapped, e->nr_mapped))
+			continue;
+		if (uc_mem_map_ptr(e->uc, runs[i].la, runs[i].len, perms, runs[i].host) != UC_ERR_OK)
+			err = -ENOSPC;
+		else
+			keep[nr_keep++] = runs[i];
+	}
+	free(e->mapped);
+	e->mapped = keep;
+	e->nr_mapped = nr_keep;
+	return err;
+}
+
+/* struct kvm_regs in its order, as Unicorn names them. */
+static const int emu_gprs[] = {
+	UC_X86_REG_RAX, UC_X86_REG_RBX, UC_X86_REG_RCX, UC_X86_REG_RDX,
+	UC_X86_REG_RSI, UC_X86_REG_RDI, UC_X86_REG_RSP, UC_X86_REG_RBP,
+	UC_X86_REG_R8, UC_X86_REG_R9, UC_X86_REG_R10, UC_X86_REG_R11,
+	UC_X86_REG_R12, UC_X86_REG_R13, UC_X86_REG_R14, UC_X86_REG_R15,
+	UC_X86_REG_RIP, UC_X86_REG_RFLAGS,
+};
+#define EMU_NR_REGS	(sizeof(emu_gprs) / sizeof(emu_gprs[0]))
+
+_Static_assert(sizeof(struct kvm_regs) == EMU_NR_REGS * sizeof(uint64_t),
+	       "struct kvm_regs: 16 GPRs, RIP, RFLAGS");
+
+int emu_set_state(struct emu *e, const struct kvm_regs *r, uint64_t fs_base, uint64_t gs_base)
+{
+	uint64_t v[EMU_NR_REGS];
+	void *p[EMU_NR_REGS];
+
+	memcpy(v, r, sizeof(v));
+	v[EMU_NR_REGS - 1] &= ~X86_RFLAGS_TF;
+	for (unsigned int i = 0; i < EMU_NR_REGS; i++)
+		p[i] = &v[i];
+	if (uc_reg_write_batch(e->uc, (int *)emu_gprs, p, EMU_NR_REGS) != UC_ERR_OK ||
+	    uc_reg_write(e->uc, UC_X86_REG_FS_BASE, &fs_base) != UC_ERR_OK ||
+	    uc_reg_write(e->uc, UC_X86_REG_GS_BASE, &gs_base) != UC_ERR_OK)
+		return -EINVAL;
+	e->rip = r->rip;
+	return 0;
+}
+
+int emu_get_state(struct emu *e, struct kvm_regs *r)
+{
+	uint64_t v[EMU_NR_REGS];
+	void *p[EMU_NR_REGS];
+
+	for (unsigned int i = 0; i < EMU_NR_REGS; i++)
+		p[i] = &v[i];
+	if (uc_reg_read_batch(e->uc, (int *)emu_gprs, p, EMU_NR_REGS) != UC_ERR_OK)
+		return -EINVAL;
+	memcpy(r, v, sizeof(v));
+	return 0;
+}
+
+enum emu_end emu_run(struct emu *e, const struct emu_ops *ops, void *opaque)
+{
+	uc_err err;
+
+	e->ops = ops;
+	e->opaque = opaque;
+	e->faulted = false;
+	e->fault_mem = false;
+	err = uc_emu_start(e->uc, e->rip, EMU_NO_END, 0, 0);
+	uc_reg_read(e->uc, UC_X86_REG_RIP, &e->rip);
+	return err != UC_ERR_OK || e->faulted ? EMU_END_FAULT : EMU_END_STOPPED;
+}
+
+bool emu_fault_addr(const struct emu *e, uint64_t *la)
+{
+	*la = e->fault_la;
+	return e->fault_mem;
+}

@@ -1,0 +1,549 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The emulation engine (engine.h): counted code runs in an x86 emulator in
+ * pmuvm's process (emu/emu.h) against guest memory, each instruction
+ * counted as it retires there; what the emulator must not run goes to KVM
+ * through the stepping engine (step.c), one instruction at a time, and the
+ * emulator goes on after it. Design: docs/counting.md, "The emulation
+ * engine".
+ *
+ * A stretch runs 64-bit code at CPL0 (or CPL3 where the host steps CPL3)
+ * and hands over, before it runs:
+ *   - an instruction that needs more than the general registers, RFLAGS
+ *     and memory (INSN_SYSTEM: I/O, MSRs, CRs, CPUID, RDTSC, RDPMC, HLT,
+ *     far branches and CPL changes, segment loads, x87/SSE/AVX, CLI/STI/POPF);
+ *   - with other vCPUs, a LOCK-prefixed instruction (atomic in KVM only);
+ *   - an access outside the mapped pages, or an exception: KVM runs it,
+ *     and the guest takes its own #PF or fault, or MMIO exits as ever;
+ *   - the instruction after one that made a PMI due: the PMI is
+ *     delivered before it (zero skid, as stepping);
+ *   - the end of a slice, so that interrupts pending in KVM's LAPIC are
+ *     taken: the step that follows delivers them.
+ * The emulator sees guest memory at linear addresses (mem/va_map.h): the
+ * mapping is a TLB, built again where a CPU's would be flushed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+
+#include "emu/emu.h"
+#include "exact/engine.h"
+#include "exact/internal.h"
+#include "log.h"
+#include "machine/vm.h"
+#include "mem/va_map.h"
+#include "pmu/listen.h"
+#include "pmu/vcpu_pmu.h"
+
+/*
+ * A stretch's length in time: interrupts that KVM's LAPIC holds pending
+ * meanwhile are taken at most this late (the step after it delivers them).
+ * The clock is read every EMULATE_SLICE_CHECK instructions.
+ */
+#define EMULATE_SLICE_NS	200000ULL
+#define EMULATE_SLICE_CHECK	4096u
+/* More runs than this (a fragmented address space): the stretch is stepped instead. */
+#define EMULATE_MAX_RUNS	1024
+#define EMULATE_DECODES		4096	/* direct-mapped, a power of two */
+#define EMULATE_CODE_PAGES	256	/* code pages watched for changes, direct-mapped */
+#define EMULATE_PAGE		4096ULL
+
+/* A page the emulator ran code from, and its bytes then: changed since, its translations go. */
+struct emulate_code_page {
+	uint64_t la;		/* ~0: empty */
+	const uint8_t *host;
+	uint8_t bytes[EMULATE_PAGE];
+};
+
+/* A decoded instruction at a linear address, and the bytes it was decoded from. */
+struct emulate_decode {
+	uint64_t rip;		/* ~0: empty */
+	const uint8_t *host;	/* where its bytes are while the mapping stands */
+	uint8_t bytes[INSN_MAX_LEN];
+	struct insn insn;
+};
+
+struct exact_emulate {
+	struct emu *emu;
+	struct vcpu *vcpu;
+	/* The mapping (a TLB): the runs, for the paging state and CPL they were built for. */
+	struct va_run *runs;
+	int nr_runs;			/* or the build's error */
+	struct paging_state map_ps;
+	bool map_user, map_valid;
+	unsigned int map_patches;	/* pmuvm's patches of guest code when mapped */
+	bool code_stale;		/* code may have changed unseen: check the pages */
+	struct emulate_decode decodes[EMULATE_DECODES];
+	struct emulate_code_page *pages;	/* [EMULATE_CODE_PAGES] */
+	struct insn cross;		/* an instruction that crosses a run's end, not cached */
+
+	/* The stretch in progress. */
+	bool have_prev;
+	uint64_t prev_rip;
+	struct insn prev;
+	uint32_t budget;		/* instructions to the next look at the clock */
+	uint64_t deadline_ns;
+	enum emulate_stop stop;
+	uint64_t stretch_insns;
+	unsigned int hold;		/* KVM steps this many instructions first (a PMI, IF set) */
+	bool immediate;			/* this KVM_RUN returns at once (kvm_run.immediate_exit) */
+};
+
+static const char *const emulate_stop_names[EMULATE_STOP_NR] = {
+	[EMULATE_STOP_SYSTEM] = "system",
+	[EMULATE_STOP_LOCKED] = "locked",
+	[EMULATE_STOP_FAULT] = "fault",
+	[EMULATE_STOP_PMI] = "pmi",
+	[EMULATE_STOP_SLICE] = "slice",
+	[EMULATE_STOP_DECODE] = "decode",
+};
+
+const char *exact_emulate_stop_name(enum emulate_stop s)
+{
+	return s < EMULATE_STOP_NR ? emulate_stop_names[s] : "?";
+}
+
+/* The host bytes at linear `la`, and how many follow in the same run. */
+static const uint8_t *emulate_host(const struct exact_emulate *m, uint64_t la, uint64_t *avail)
+{
+	int lo = 0, hi = m->nr_runs - 1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+		const struct va_run *r = &m->runs[mid];
+
+		if (la < r->la) {
+			hi = mid - 1;
+		} else if (la - r->la >= r->len) {
+			lo = mid + 1;
+		} else {
+			*avail = r->len - (la - r->la);
+			return r->host + (la - r->la);
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The page of `rip` runs in the emulator: its bytes now, to see later
+ * whether it changed behind the emulator's back. A page that loses its
+ * slot loses its translations, so none is ever left unwatched.
+ */
+static void emulate_watch_page(struct exact_emulate *m, uint64_t rip)
+{
+	uint64_t la = rip & ~(EMULATE_PAGE - 1), avail;
+	struct emulate_code_page *p = &m->pages[(la >> 12) & (EMULATE_CODE_PAGES - 1)];
+	const uint8_t *host;
+
+	if (p->la == la)
+		return;
+	host = emulate_host(m, la, &avail);
+	if (!host || avail < EMULATE_PAGE)
+		return;
+	if (p->la != ~0ULL)
+		emu_flush_code(m->emu, p->la, EMULATE_PAGE);
+	p->la = la;
+	p->host = host;
+	memcpy(p->bytes, host, EMULATE_PAGE);
+}
+
+/* Code the guest may have written unseen (in KVM, on another vCPU, pmuvm's patches): stale translations dropped. */
+static void emulate_check_code(struct exact_emulate *m, struct exact_emulate_stats *st)
+{
+	for (unsigned int i = 0; i < EMULATE_CODE_PAGES; i++) {
+		struct emulate_code_page *p = &m->pages[i];
+
+		if (p->la == ~0ULL || !memcmp(p->host, p->bytes, EMULATE_PAGE))
+			continue;
+		emu_flush_code(m->emu, p->la, EMULATE_PAGE);
+		memcpy(p->bytes, p->host, EMULATE_PAGE);
+		st->code_flushes++;
+	}
+}
+
+/* The mapping changed: every watched page's host may have. Their translations go too. */
+static void emulate_forget_pages(struct exact_emulate *m)
+{
+	for (unsigned int i = 0; i < EMULATE_CODE_PAGES; i++) {
+		if (m->pages[i].la != ~0ULL)
+			emu_flush_code(m->emu, m->pages[i].la, EMULATE_PAGE);
+		m->pages[i].la = ~0ULL;
+	}
+	memset(m->decodes, 0xff, sizeof(m->decodes));
+}
+
+/*
+ * The instruction at `rip` as the emulator is about to run it: from the
+ * cache while guest memory holds the bytes it was decoded from. NULL if it
+ * does not decode (or crosses into a page not mapped): KVM runs it.
+ */
+static const struct insn *emulate_decode(struct exact_emulate *m, uint64_t rip)
+{
+	struct emulate_decode *d = &m->decodes[(rip ^ (rip >> 12)) & (EMULATE_DECODES - 1)];
+	uint8_t bytes[INSN_MAX_LEN];
+	const uint8_t *host;
+	uint64_t avail, n;
+
+	if (d->rip == rip && !memcmp(d->host, d->bytes, d->insn.len))
+		return &d->insn;
+	host = emulate_host(m, rip, &avail);
+	if (!host)
+		return NULL;
+	n = avail < INSN_MAX_LEN ? avail : INSN_MAX_LEN;
+	memcpy(bytes, host, n);
+	if (n < INSN_MAX_LEN) {
+		uint64_t more;
+		const uint8_t *next = emulate_host(m, rip + n, &more);
+
+		if (next) {
+			memcpy(bytes + n, next, INSN_MAX_LEN - n < more ? INSN_MAX_LEN - n : more);
+			n = INSN_MAX_LEN;
+		}
+	}
+	if (insn_decode(bytes, n, INSN_MODE_64, &d->insn)) {
+		d->rip = ~0ULL;
+		return NULL;
+	}
+	if (d->insn.len > avail) {
+		/* It crosses into another page: decoded each time, never cached. */
+		d->rip = ~0ULL;
+		m->cross = d->insn;
+		return &m->cross;
+	}
+	d->rip = rip;
+	d->host = host;
+	memcpy(d->bytes, host, d->insn.len);
+	emulate_watch_page(m, rip);
+	return &d->insn;
+}
+
+/* The previous instruction retired, the next being at `rip`: counted. False if a PMI or PEBS assist is now due. */
+static bool emulate_retire_prev(struct exact_emulate *m, uint64_t rip)
+{
+	struct vcpu *vcpu = m->vcpu;
+	struct exact_state *x = vcpu->pmu->exact;
+	const struct vpmu *pmu = &vcpu->pmu->model;
+
+	x->insn = m->prev;
+	x->rip = m->prev_rip;
+	m->have_prev = false;
+	m->stretch_insns++;
+	if (vcpu->pmu->step.wanted) {
+		/* A listener's window counts instructions (pmu/listen.h). */
+		x->rax_before = x->rdx_before = 0;
+		exact_tell_step(vcpu, true, true);
+	}
+	exact_retire(vcpu, retire_completed(&m->prev, m->prev_rip, rip));
+	return !pmu->pmi_pending && !pmu->pebs_armed;
+}
+
+static uint64_t emulate_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static bool emulate_stop(struct exact_emulate *m, enum emulate_stop why)
+{
+	m->stop = why;
+	return false;
+}
+
+/* emu_ops.insn: the previous instruction counted, this one let run or not. */
+static bool emulate_insn(void *opaque, uint64_t rip)
+{
+	struct exact_emulate *m = opaque;
+	const struct insn *in;
+
+	/* A REP string instruction comes back for each iteration: it retires once, at its end. */
+	if (m->have_prev && !((m->prev.flags & INSN_REP) && rip == m->prev_rip) &&
+	    !emulate_retire_prev(m, rip))
+		return emulate_stop(m, EMULATE_STOP_PMI);
+	in = emulate_decode(m, rip);
+	if (!in)
+		return emulate_stop(m, EMULATE_STOP_DECODE);
+	if (in->flags & INSN_SYSTEM)
+		return emulate_stop(m, EMULATE_STOP_SYSTEM);
+	if ((in->flags & INSN_LOCKED) && m->vcpu->vm->nr_vcpus > 1)
+		return emulate_stop(m, EMULATE_STOP_LOCKED);
+	if (!m->budget--) {
+		if (emulate_now_ns() >= m->deadline_ns)
+			return emulate_stop(m, EMULATE_STOP_SLICE);
+		m->budget = EMULATE_SLICE_CHECK;
+	}
+	if (!m->have_prev) {
+		m->prev = *in;
+		m->prev_rip = rip;
+		m->have_prev = true;
+	}
+	return true;
+}
+
+static const struct emu_ops emulate_ops = {
+	.insn = emulate_insn,
+};
+
+/* Exits KVM completes on the next KVM_RUN: the instruction is still in flight. */
+static bool emulate_exit_in_flight(const struct vcpu *vcpu)
+{
+	if (vcpu->run_result)
+		return false;
+	switch (vcpu->run->exit_reason) {
+	case KVM_EXIT_IO:
+	case KVM_EXIT_MMIO:
+	case KVM_EXIT_X86_RDMSR:
+	case KVM_EXIT_X86_WRMSR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Whether the coming instructions may run in the emulator: 64-bit code at
+ * CPL0, or CPL3 where the host steps CPL3 (what the emulator hands over
+ * must be stepped), no instruction in flight in KVM, no event KVM is about
+ * to deliver, no TF of the guest's own.
+ */
+static bool emulate_may_enter(struct vcpu *vcpu, struct exact_emulate *m,
+			      const struct kvm_regs *r, const struct kvm_sregs *s)
+{
+	const struct exact_state *x = vcpu->pmu->exact;
+	struct kvm_vcpu_events ev;
+	unsigned int cpl = sregs_cpl(s);
+
+	if (m->hold) {
+		m->hold--;
+		return false;
+	}
+	if (x->pending || emulate_exit_in_flight(vcpu) || insn_mode_of(s) != INSN_MODE_64 ||
+	    (r->rflags & X86_RFLAGS_TF))
+		return false;
+	if (cpl == 1 || cpl == 2 || (cpl == 3 && !vcpu->vm->pmu->caps.user_step))
+		return false;
+	if (ioctl(vcpu->fd, KVM_GET_VCPU_EVENTS, &ev) < 0)
+		return false;
+	return !ev.exception.injected && !ev.exception.pending && !ev.interrupt.injected &&
+	       !ev.nmi.injected && !ev.nmi.pending;
+}
+
+static bool emulate_same_paging(const struct paging_state *a, const struct paging_state *b)
+{
+	return a->cr0 == b->cr0 && a->cr3 == b->cr3 && a->cr4 == b->cr4 && a->efer == b->efer;
+}
+
+/*
+ * An access the emulator faulted on: if the guest's tables now map it to
+ * RAM (a page mapped or its rights raised since the mapping was built),
+ * the mapping is built again. MMIO (the LAPIC, devices) keeps it.
+ */
+static void emulate_fault_seen(struct exact_emulate *m, struct vcpu *vcpu,
+			       const struct kvm_sregs *s)
+{
+	struct paging_state ps = sregs_paging(s);
+	uint64_t la, gpa;
+
+	if (!emu_fault_addr(m->emu, &la))
+		return;		/* an exception: KVM raises it */
+	if (pagewalk(&vcpu->vm->mem, &ps, la, sregs_cpl(s) == 3 ? PW_USER : 0, &gpa) == 0 &&
+	    guest_mem_ptr(&vcpu->vm->mem, gpa, 1))
+		m->map_valid = false;
+}
+
+/* The emulator's view of guest memory, built again where a CPU's TLB would be flushed. */
+static bool emulate_map(struct exact_emulate *m, struct vcpu *vcpu, const struct kvm_sregs *s)
+{
+	struct exact_emulate_stats *st = &vcpu->pmu->exact->emu_stats;
+	struct paging_state ps = sregs_paging(s);
+	bool user = sregs_cpl(s) == 3;
+
+	if (m->map_patches != vcpu->vm->mem.nr_patches) {
+		m->map_patches = vcpu->vm->mem.nr_patches;
+		m->code_stale = true;
+	}
+	if (m->code_stale || vcpu->vm->nr_vcpus > 1) {
+		emulate_check_code(m, st);
+		m->code_stale = false;
+	}
+	if (m->map_valid && m->map_user == user && emulate_same_paging(&m->map_ps, &ps))
+		return m->nr_runs > 0;
+	m->map_valid = true;
+	m->map_user = user;
+	m->map_ps = ps;
+	st->map_builds++;
+	m->nr_runs = va_map_build(&vcpu->vm->mem, &ps, user, m->runs, EMULATE_MAX_RUNS);
+	if (m->nr_runs > 0 && emu_map(m->emu, m->runs, (unsigned int)m->nr_runs))
+		m->nr_runs = -ENOSPC;
+	/* The same linear page may now be other memory: decodes and watched pages start again. */
+	emulate_forget_pages(m);
+	if (m->nr_runs <= 0) {
+		st->map_failures++;
+		emu_map(m->emu, NULL, 0);
+		return false;
+	}
+	return true;
+}
+
+/* The engine's state, made on first use: NULL (said once) where Unicorn cannot run. */
+static struct exact_emulate *emulate_get(struct vcpu *vcpu)
+{
+	struct exact_state *x = vcpu->pmu->exact;
+	struct exact_emulate *m = x->emulate;
+	int err;
+
+	if (m)
+		return m;
+	m = calloc(1, sizeof(*m));
+	if (m) {
+		m->runs = calloc(EMULATE_MAX_RUNS, sizeof(*m->runs));
+		m->pages = malloc(EMULATE_CODE_PAGES * sizeof(*m->pages));
+	}
+	err = m && m->runs && m->pages ? emu_open(&m->emu) : -ENOMEM;
+	if (err) {
+		if (m) {
+			free(m->runs);
+			free(m->pages);
+		}
+		free(m);
+		pr_warn("vCPU %d: the emulation engine cannot start: %s; counted code is single-stepped",
+			vcpu->id, strerror(-err));
+		x->engine = &exact_step_engine;
+		return NULL;
+	}
+	m->vcpu = vcpu;
+	for (unsigned int i = 0; i < EMULATE_CODE_PAGES; i++)
+		m->pages[i].la = ~0ULL;
+	memset(m->decodes, 0xff, sizeof(m->decodes));
+	x->emulate = m;
+	return m;
+}
+
+/*
+ * Runs a stretch in the emulator from the vCPU's RIP, its instructions
+ * counted, its registers written back. False if it could not start there.
+ */
+static bool emulate_stretch(struct vcpu *vcpu, struct exact_emulate *m)
+{
+	struct exact_state *x = vcpu->pmu->exact;
+	struct exact_emulate_stats *st = &x->emu_stats;
+	struct kvm_sregs *s;
+	struct kvm_regs *r;
+	enum emu_end end;
+
+	if (vcpu_state(vcpu, &r, &s) || !emulate_may_enter(vcpu, m, r, s) ||
+	    !emulate_map(m, vcpu, s) || emu_set_state(m->emu, r, s->fs.base, s->gs.base))
+		return false;
+	x->cpl = sregs_cpl(s);
+	x->cs = s->cs.selector;
+	m->have_prev = false;
+	m->budget = EMULATE_SLICE_CHECK;
+	m->deadline_ns = emulate_now_ns() + EMULATE_SLICE_NS;
+	m->stretch_insns = 0;
+	end = emu_run(m->emu, &emulate_ops, m);
+	if (end == EMU_END_FAULT) {
+		m->stop = EMULATE_STOP_FAULT;
+		emulate_fault_seen(m, vcpu, s);
+	}
+	/* Set now, so that single-stepping (re-armed at the new RIP) steps the next instruction. */
+	if (emu_get_state(m->emu, r) == 0)
+		vcpu_state_changed_stepping(vcpu);
+	st->stretches++;
+	st->stops[m->stop]++;
+	st->insns += m->stretch_insns;
+	x->emulated_last = x->emulated_last || m->stretch_insns;
+	/* Emulated time is no guest time: the instructions take --cpi cycles each. */
+	if (vcpu->vm->cfg->cycles == CYCLES_CLOCK && m->stretch_insns)
+		exact_count_model_cycles(vcpu, m->stretch_insns);
+	x->pending = false;
+	return true;
+}
+
+/* engine.h begin: a stretch in the emulator, then KVM steps what it handed over. */
+static void emulate_begin(struct vcpu *vcpu, bool want)
+{
+	struct exact_emulate *m = want ? emulate_get(vcpu) : NULL;
+
+	if (m && emulate_stretch(vcpu, m) && m->stop == EMULATE_STOP_PMI) {
+		/*
+		 * KVM_RUN returns at once without running the guest: the
+		 * after-run hooks see the state right after the instruction
+		 * (the PEBS assist, --profile's sample), and the next
+		 * before-run hooks deliver its PMI before the next one runs.
+		 */
+		m->immediate = true;
+		vcpu->run->immediate_exit = 1;
+		return;
+	}
+	exact_step_engine.begin(vcpu, want);
+}
+
+/*
+ * engine.h retire: the step of what was handed over, counted by stepping.
+ * A KVM_RUN that was not stepped ran the guest unseen: its code and page
+ * tables may have changed. A stepped INVLPG or INVPCID flushes the mapping
+ * as it flushes a TLB; after an instruction that may set IF (STI, POPF,
+ * IRET...), two more steps let an interrupt it unmasked in as hardware does.
+ */
+static bool emulate_retire(struct vcpu *vcpu)
+{
+	struct exact_state *x = vcpu->pmu->exact;
+	struct exact_emulate *m = x->emulate;
+	uint32_t flags = x->stepping && x->pending ? x->insn.flags : 0;
+	bool stepped = x->stepping, counted;
+
+	if (m && m->immediate) {
+		/* The guest did not run (emulate_begin()). */
+		m->immediate = false;
+		vcpu->run->immediate_exit = 0;
+		return false;
+	}
+	counted = exact_step_engine.retire(vcpu);
+	if (!m)
+		return counted;
+	if (!stepped) {
+		m->code_stale = true;
+		m->map_valid = false;
+		x->emulated_last = false;
+		return counted;
+	}
+	x->emu_stats.stepped++;
+	if (flags & INSN_TLB)
+		m->map_valid = false;
+	if (flags & (INSN_LOADS_RFLAGS | INSN_STI))
+		m->hold = 2;
+	return counted;
+}
+
+static bool emulate_debug_exit(struct vcpu *vcpu)
+{
+	return exact_step_engine.debug_exit(vcpu);
+}
+
+/* exact.c: a PMI was delivered; KVM takes it before the next instruction. */
+void exact_emulate_pmi_delivered(struct vcpu *vcpu)
+{
+	if (vcpu->pmu->exact->emulate)
+		vcpu->pmu->exact->emulate->hold = 1;
+}
+
+void exact_emulate_free(struct exact_state *x)
+{
+	if (!x->emulate)
+		return;
+	emu_close(x->emulate->emu);
+	free(x->emulate->runs);
+	free(x->emulate->pages);
+	free(x->emulate);
+	x->emulate = NULL;
+}
+
+const struct exact_engine exact_emulate_engine = {
+	.name = "emulate",
+	.begin = emulate_begin,
+	.retire = emulate_retire,
+	.debug_exit = emulate_debug_exit,
+};
