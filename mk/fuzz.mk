@@ -66,7 +66,11 @@ FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_O)/fuzz_%)
 FUZZ_DEPS := $(foreach t,$(FUZZ_TARGETS),\
 	$(patsubst %.c,$(FUZZ_O)/obj/$(t)/%.d,fuzz/fuzz_$(t).c $(FUZZ_SRCS_$(t))))
 
-.PHONY: fuzz fuzz-bins
+.PHONY: fuzz fuzz-bins fuzz-engines
+
+# The counting engines against each other on random generated sequences (needs KVM).
+fuzz-engines: all
+	$(Q)scripts/fuzz-engines.sh $(O) $(FUZZ_SECONDS)
 
 fuzz-bins: $(FUZZ_BINS)
 

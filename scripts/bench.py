@@ -33,12 +33,12 @@ def die(msg):
     sys.exit(1)
 
 
-def run_guest(name, append, cpus=1, env=None, valgrind=None, may_fail=False):
-    """Boots build/guests/NAME.elf; returns ([(kind, {k: v})], report, stdout)."""
+def run_guest(name, append, cpus=1, env=None, valgrind=None, may_fail=False, opts=()):
+    """Boots build/guests/NAME.elf (pmuvm options `opts`); returns ([(kind, {k: v})], report, stdout)."""
     with tempfile.TemporaryDirectory() as tmp:
         rep = os.path.join(tmp, "report.json")
         cmd = [os.path.join(BUILD, "pmuvm"), "--timeout", str(TIMEOUT), "--cpus", str(cpus),
-               "--report", rep, "--append", append,
+               "--report", rep, "--append", append] + list(opts) + [
                os.path.join(BUILD, "guests", name + ".elf")]
         if valgrind:
             cmd = ["valgrind", "--vgdb=no", "--tool=callgrind", "--callgrind-out-file=" + valgrind] + cmd
@@ -126,14 +126,15 @@ def callgrind_incl(path):
     return res
 
 
-def callgrind_diff(guest, small, large, count, funcs):
+def callgrind_diff(guest, small, large, count, funcs, opts=()):
     """Ir per event: (Ir(large run) - Ir(small run)) / (events large - small)."""
     runs = []
     with tempfile.TemporaryDirectory() as tmp:
         for i, app in enumerate((small, large)):
             cg = os.path.join(tmp, "cg.%d" % i)
             # pmuvm's normal path: without the bench timing's clock reads
-            _, rep, _ = run_guest(guest, app, valgrind=cg, env={"PMUVM_BENCH_TIMING": "0"})
+            _, rep, _ = run_guest(guest, app, valgrind=cg, env={"PMUVM_BENCH_TIMING": "0"},
+                                  opts=opts)
             runs.append((callgrind_incl(cg), count(rep)))
     (a, na), (b, nb) = runs
     if nb <= na:
@@ -228,7 +229,7 @@ def bench_exact(tsc_khz):
         for mode in (("counted", "raw") if i % 2 == 0 else ("raw", "counted")):
             env = {"PMUVM_BENCH_RAW_STEP": "1"} if mode == "raw" else {}
             lines, rep, _ = run_guest("bench_exact", app + (" raw=1" if mode == "raw" else ""),
-                                      env=env)
+                                      env=env, opts=("--exact", "step"))
             runs[mode].append([d for k, d in lines if k == "exact"])
             timing[mode].append(vmm_time(rep))
     res = {"samples": runs, "sizes": {}}
@@ -254,9 +255,40 @@ def bench_exact(tsc_khz):
     funcs = ("TOTAL", "vcpu_thread", "exact_before_run", "exact_after_run", "icache_fetch",
              "exit_debug")
     ir, nsteps = callgrind_diff("bench_exact", "sizes=1000 reps=1", "sizes=2000 reps=1",
-                                steps, funcs)
+                                steps, funcs, opts=("--exact", "step"))
     res["callgrind_ir_per_step"] = ir
     res["callgrind_steps"] = nsteps
+    return res
+
+
+# ---- 3b. The counting engines ---------------------------------------------------
+# bench_exact's loop, at CPL0 and at CPL3, counted by single-stepping (--exact step),
+# in the emulator (--exact emulate), and not counted (--exact off: the loop runs in
+# KVM). Each mode gets a loop long enough to time (stepping is ~1000x slower).
+ENGINE_SIZES = {"step": 200000, "emulate": 20000000, "off": 20000000}
+
+
+def bench_engines(tsc_khz):
+    rounds = 1 if QUICK else 3
+    res = {}
+    for user in (0, 1):
+        where = "cpl3" if user else "cpl0"
+        rates = {m: [] for m in ENGINE_SIZES}
+        counted = {m: [] for m in ENGINE_SIZES}
+        for i in range(rounds):
+            for mode in (ENGINE_SIZES if i % 2 == 0 else list(reversed(list(ENGINE_SIZES)))):
+                size = ENGINE_SIZES[mode] if not QUICK else ENGINE_SIZES[mode] // 10
+                app = "sizes=%d reps=1 user=%d%s" % (size, user, " raw=1" if mode == "off" else "")
+                lines, rep, _ = run_guest("bench_exact", app, opts=("--exact", mode))
+                d = [d for k, d in lines if k == "exact"][0]
+                rates[mode].append(size / (d["ticks"] / (tsc_khz * 1000.0)))
+                counted[mode].append(d["insns"])
+        res[where] = {m: {"per_s": stats(rates[m]), "counted": counted[m][-1],
+                          "size": ENGINE_SIZES[m] // (10 if QUICK else 1)} for m in ENGINE_SIZES}
+        res[where]["emulate_over_step"] = (res[where]["emulate"]["per_s"]["median"] /
+                                           res[where]["step"]["per_s"]["median"])
+        res[where]["off_over_emulate"] = (res[where]["off"]["per_s"]["median"] /
+                                          res[where]["emulate"]["per_s"]["median"])
     return res
 
 
@@ -497,6 +529,16 @@ def table(m, r):
           ir["vcpu_thread"], ir["exact_before_run"], ir["icache_fetch"],
           ir["exact_after_run"], ir["exit_debug"]))
     p("")
+    en = r["engines"]
+    p("3b. Counting engines (bench_exact's loop; --exact step / emulate / off)")
+    for where, what in (("cpl0", "CPL0"), ("cpl3", "CPL3")):
+        e = en[where]
+        p("   %s: step %s/s, emulate %s/s, uncounted %s/s; emulate/step %.0fx, "
+          "uncounted/emulate %.1fx%s" % (
+              what, fmt(e["step"]["per_s"], "", 0), fmt(e["emulate"]["per_s"], "", 0),
+              fmt(e["off"]["per_s"], "", 0), e["emulate_over_step"], e["off_over_emulate"],
+              "" if e["emulate"]["counted"] else " (not counted: this host cannot step CPL3)"))
+    p("")
     p("4. PMI latency, clock source (CPL3 loop's last RDTSC -> handler): %s, p90 %.1f us" % (
         fmt(pmi["latency_us"], " us", 1), pmi["latency_us"]["p90"]))
     p("   of which the guest's emulated entry stub, ~%d CPL0 instructions: ~%.1f us" % (
@@ -543,6 +585,13 @@ def markdown(m, r):
         rows.append(("exact counting, %s-instruction loop: counted / raw instructions per s" % size,
                      "%.0f / %.0f" % (d["counted_per_s"]["median"], d["raw_per_s"]["median"])))
         rows.append(("ratio (goal >= 0.95)", fmt(d["ratio"], "", 2)))
+    for where, what in (("cpl0", "CPL0"), ("cpl3", "CPL3")):
+        e = r["engines"][where]
+        rows.append(("counted %s instructions per s: --exact step / emulate / off (goal: "
+                     "emulate >= 50M)" % what, "%.0f / %.0f / %.0f%s" % (
+                         e["step"]["per_s"]["median"], e["emulate"]["per_s"]["median"],
+                         e["off"]["per_s"]["median"],
+                         "" if e["emulate"]["counted"] else " (CPL3 not steppable here: uncounted)")))
     rows += [
         ("pmuvm's own time between two KVM_RUNs / step round trip, counted (goal < 0.05)",
          "%s (%s per step)" % (fmt(ex["vmm_share_counted"], "", 3),
@@ -621,7 +670,7 @@ def main():
     m["tsc_khz"] = tsc_khz
     res = {}
     for name, fn in (("msr", bench_msr), ("sample", bench_sample), ("exact", bench_exact),
-                     ("pmi", bench_pmi)):
+                     ("engines", bench_engines), ("pmi", bench_pmi)):
         print("bench: %s ..." % name, file=sys.stderr, flush=True)
         res[name] = fn(tsc_khz)
     print("bench: linux ...", file=sys.stderr, flush=True)

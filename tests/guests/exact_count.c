@@ -41,7 +41,7 @@ void seq_nops(void), seq_fences(void), seq_mmio(void), seq_loop(void), seq_rep(v
 extern char nest_pf_resume[], seq_div_resume[], seq_intn_resume[], seq_gp_resume[], seq_pf_resume[],
 	seq_err_by_hand_resume[], seq_timer_loop_end[], seq_ud_resume[], seq_bp_resume[];
 /* Long enough for any engine: the timer's handler ends it (irq_ends_loop). */
-#define TIMER_LOOP_N	50000000
+#define TIMER_LOOP_N	500000000
 
 uint8_t rep_src[256], rep_dst[256];
 uint64_t de_stub;		/* IDT vector 0's entry stub, for seq_intn */
@@ -534,10 +534,11 @@ int main(void)
 	GUEST_ASSERT_EQ(hlt.gp1, c.gp1);
 
 	/*
-	 * The LAPIC timer (one-shot, 1 ms, divide by 1) interrupts a counted
-	 * loop in its middle, as EBX in its frame shows (K iterations to go),
-	 * whatever the engine's speed: the loop is longer than any engine runs
-	 * in a millisecond, and the handler sets EBX to 1, so that it ends
+	 * The LAPIC timer (one-shot, 20 ms, divide by 1: after the setup
+	 * however slowly that is stepped) interrupts a counted loop in its
+	 * middle, as EBX in its frame shows (K iterations to go), whatever the
+	 * engine's speed: the loop is longer than anything runs it in 20 ms,
+	 * and the handler sets EBX to 1, so that it ends
 	 * after one more DEC and JNZ wherever the interrupt came (between them
 	 * the JNZ still sees the DEC's flags). So N - K + 1 iterations: their
 	 * 3 + 2(N - K + 1) instructions and N - K + 1 branches, plus the
@@ -548,7 +549,7 @@ int main(void)
 	irq_ends_loop = ~0ULL;
 	apic_write(APIC_TDCR, 0xb);
 	apic_write(APIC_LVTT, IRQ_VECTOR);
-	apic_write(APIC_TMICT, 1000000);
+	apic_write(APIC_TMICT, 20000000);
 	t = run_seq(seq_timer_loop);
 	apic_write(APIC_LVTT, IRQ_VECTOR | APIC_LVT_MASKED);
 	irq_ends_loop = 0;
@@ -558,7 +559,8 @@ int main(void)
 	       (unsigned long long)irq_rbx);
 	GUEST_ASSERT_EQ(irq_calls, 1);
 	GUEST_ASSERT(irq_rip > (uint64_t)seq_timer_loop && irq_rip < (uint64_t)seq_timer_loop_end);
-	GUEST_ASSERT(irq_rbx > 0 && irq_rbx < TIMER_LOOP_N);
+	/* K = N: the timer expired before STI, and came right after its shadow. */
+	GUEST_ASSERT(irq_rbx > 0 && irq_rbx <= TIMER_LOOP_N);
 	GUEST_ASSERT_EQ(t.fixed0, 3 + 2 * (TIMER_LOOP_N - irq_rbx + 1) + c.fixed0 - 3);
 	GUEST_ASSERT_EQ(t.gp1, TIMER_LOOP_N - irq_rbx + 1 + c.gp1);
 	test_ok("a timer interrupt in a stepped loop counted");

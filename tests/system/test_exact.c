@@ -767,6 +767,58 @@ START_TEST(test_exact_pmi_resume)
 }
 END_TEST
 
+/*
+ * The two counting engines agree: the exact_diff guest's generated
+ * sequence (ALU, loads and stores, every conditional jump, loops, CALL/RET,
+ * REP strings, locked instructions, CPUID, a #DE, an IRETQ) under --exact
+ * step and --exact emulate prints the same counts, per branch class, and
+ * the same hash of what it computed; the emulator ran most of it.
+ */
+START_TEST(test_exact_engines_agree)
+{
+	struct pmuvm_result step, emu;
+	char seed[32];
+	const char *a, *b;
+
+	REQUIRE_KVM();
+	snprintf(seed, sizeof(seed), "seed=%d", _i + 1);
+	pmuvm_run(&step, "--exact", "step", "--timeout", "120", "--append", seed,
+		  guest_path("exact_diff"));
+	expect_guest_pass(&step, "exact_diff --exact step");
+	pmuvm_run(&emu, "--exact", "emulate", "--timeout", "120", "--append", seed,
+		  guest_path("exact_diff"));
+	expect_guest_pass(&emu, "exact_diff --exact emulate");
+	a = strstr(step.out, "exact_diff: ");
+	b = strstr(emu.out, "exact_diff: ");
+	ck_assert_msg(a && b, "no result line:\n%s\n%s", step.out, emu.out);
+	ck_assert_msg(!strncmp(a, b, strcspn(a, "\n") + 1), "%s: the engines differ:\nstep:    %.*s\n"
+		      "emulate: %.*s", seed, (int)strcspn(a, "\n"), a, (int)strcspn(b, "\n"), b);
+	ck_assert_str_eq(json_object_get_string(json_get(step.report, "vcpus.0.debug.exact.engine")),
+			 "step");
+	ck_assert_uint_eq(json_u64(step.report, "vcpus.0.debug.exact.emulate.instructions"), 0);
+	ck_assert_str_eq(json_object_get_string(json_get(emu.report, "vcpus.0.debug.exact.engine")),
+			 "emulate");
+	ck_assert_uint_gt(json_u64(emu.report, "vcpus.0.debug.exact.emulate.instructions") * 2,
+			  json_u64(emu.report, "vcpus.0.debug.exact.retired"));
+	pmuvm_result_free(&step);
+	pmuvm_result_free(&emu);
+}
+END_TEST
+
+/* exact_count's rules hold under the stepping engine as under the emulator (test_exact_retirement_rules). */
+START_TEST(test_exact_retirement_rules_stepped)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--exact", "step", "--timeout", "60", guest_path("exact_count"));
+	expect_guest_pass(&r, "exact_count --exact step");
+	expect_guest_ok(&r, "exact_count");
+	ck_assert_uint_eq(json_u64(r.report, "vcpus.0.debug.exact.emulate.instructions"), 0);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 static Suite *exact_suite(void)
 {
 	Suite *s = suite_create("exact");
@@ -792,6 +844,11 @@ static Suite *exact_suite(void)
 	tc = tcase_create("global_ctrl");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_exact_global_ctrl_stops);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("engines");
+	tcase_set_timeout(tc, 300);
+	tcase_add_loop_test(tc, test_exact_engines_agree, 0, 8);
+	tcase_add_test(tc, test_exact_retirement_rules_stepped);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pmi_resume");
 	tcase_set_timeout(tc, 300);

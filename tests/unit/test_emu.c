@@ -35,7 +35,8 @@ static void setup(void)
 	memset(ram, 0x90, RAM_LEN);
 	ck_assert_int_eq(emu_open(&e), 0);
 	run = (struct va_run){ CODE_LA, RAM_LEN, ram, VA_READ | VA_WRITE | VA_EXEC };
-	ck_assert_int_eq(emu_map(e, &run, 1), 0);
+	ck_assert_int_eq(emu_map(e, &run, 1), 1);
+	ck_assert_int_eq(emu_map(e, &run, 1), 0);	/* nothing changed */
 	nr_seen = 0;
 }
 
@@ -108,7 +109,7 @@ START_TEST(test_emu_remap_and_flush)
 	load(code, sizeof(code), &r);
 	stop_at = CODE_LA + 3;
 	ck_assert_int_eq(emu_run(e, &ops, NULL), EMU_END_STOPPED);
-	ck_assert_int_eq(emu_map(e, &run, 1), 0);
+	ck_assert_int_eq(emu_map(e, &run, 1), 2);	/* the old run unmapped, the new one mapped */
 	ck_assert_int_eq(emu_set_state(e, &(struct kvm_regs){ .rip = CODE_LA, .rflags = 2 }, 0, 0), 0);
 	ck_assert_int_eq(emu_run(e, &ops, NULL), EMU_END_STOPPED);
 	ck_assert_int_eq(emu_get_state(e, &r), 0);

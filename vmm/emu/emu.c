@@ -92,52 +92,63 @@ void emu_flush_code(struct emu *e, uint64_t la, uint64_t len)
 	uc_ctl_remove_cache(e->uc, la, la + len);
 }
 
+/* Whether `r` is among `runs` (sorted by linear address), the same in every field. */
 static bool emu_run_in(const struct va_run *r, const struct va_run *runs, unsigned int n)
 {
-	for (unsigned int i = 0; i < n; i++)
-		if (runs[i].la == r->la && runs[i].len == r->len && runs[i].host == r->host &&
-		    runs[i].prot == r->prot)
-			return true;
-	return false;
+	unsigned int lo = 0, hi = n;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (runs[mid].la < r->la)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && runs[lo].la == r->la && runs[lo].len == r->len &&
+	       runs[lo].host == r->host && runs[lo].prot == r->prot;
 }
 
 /*
  * Only the runs that changed are unmapped and mapped: Unicorn's cost grows
- * with the size of what it unmaps, and a guest's page tables mostly stay.
+ * with the size of what it unmaps and with the number of regions, and a
+ * guest's page tables mostly stay.
  */
 int emu_map(struct emu *e, const struct va_run *runs, unsigned int n)
 {
-	struct va_run *keep = malloc((e->nr_mapped + n ? e->nr_mapped + n : 1) * sizeof(*keep));
+	struct va_run *keep = malloc((n ? n : 1) * sizeof(*keep));
 	unsigned int nr_keep = 0;
-	int err = 0;
+	int changed = 0, err = 0;
 
 	if (!keep)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < e->nr_mapped; i++) {
-		if (emu_run_in(&e->mapped[i], runs, n)) {
-			keep[nr_keep++] = e->mapped[i];
+		if (emu_run_in(&e->mapped[i], runs, n))
 			continue;
-		}
 		/* Unmapping keeps the run's translations: they would run on for other code there. */
 		emu_flush_code(e, e->mapped[i].la, e->mapped[i].len);
 		uc_mem_unmap(e->uc, e->mapped[i].la, e->mapped[i].len);
+		changed++;
 	}
-	for (unsigned int i = 0; i < n && !err; i++) {
+	for (unsigned int i = 0; i < n; i++) {
 		uint32_t perms = ((runs[i].prot & VA_READ) ? UC_PROT_READ : 0) |
 				 ((runs[i].prot & VA_WRITE) ? UC_PROT_WRITE : 0) |
 				 ((runs[i].prot & VA_EXEC) ? UC_PROT_EXEC : 0);
 
-		if (emu_run_in(&runs[i], e->mapped, e->nr_mapped))
-			continue;
-		if (uc_mem_map_ptr(e->uc, runs[i].la, runs[i].len, perms, runs[i].host) != UC_ERR_OK)
-			err = -ENOSPC;
-		else
-			keep[nr_keep++] = runs[i];
+		if (!emu_run_in(&runs[i], e->mapped, e->nr_mapped)) {
+			if (err || uc_mem_map_ptr(e->uc, runs[i].la, runs[i].len, perms,
+						  runs[i].host) != UC_ERR_OK) {
+				err = -ENOSPC;
+				continue;
+			}
+			changed++;
+		}
+		keep[nr_keep++] = runs[i];
 	}
 	free(e->mapped);
 	e->mapped = keep;
 	e->nr_mapped = nr_keep;
-	return err;
+	return err ? err : changed;
 }
 
 /* struct kvm_regs in its order, as Unicorn names them. */

@@ -38,8 +38,9 @@ int emu_open(struct emu **out);
 void emu_close(struct emu *e);
 
 /*
- * Replaces the memory the emulator sees with `runs`: 0, or -ENOSPC where
- * Unicorn refused a run (each run mapped before it stays).
+ * Replaces the memory the emulator sees with `runs` (sorted by linear
+ * address, as va_map_build() gives them): how many runs changed, or
+ * -ENOSPC where Unicorn refused one (the others are mapped).
  */
 int emu_map(struct emu *e, const struct va_run *runs, unsigned int n);
 

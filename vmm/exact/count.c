@@ -46,6 +46,17 @@ void exact_retire(struct vcpu *vcpu, enum retire how)
 		exact_count_model_cycles(vcpu, 1);
 }
 
+void exact_retire_batch(struct vcpu *vcpu, const struct exact_batch *b)
+{
+	struct exact_state *x = vcpu->pmu->exact;
+
+	x->retired += b->insns;
+	x->last_rip = b->last_rip;
+	for (uint32_t ev = b->events & x->events; ev; ev &= ev - 1)
+		vpmu_count(&vcpu->pmu->model, (enum pmu_arch_event)__builtin_ctz(ev),
+			   b->count[__builtin_ctz(ev)], x->cpl);
+}
+
 /*
  * Some counter asks for user-mode instructions or branches on a host that
  * cannot step CPL3: they are not counted, never estimated, and that is

@@ -19,6 +19,8 @@
  *     delivered before it (zero skid, as stepping);
  *   - the end of a slice, so that interrupts pending in KVM's LAPIC are
  *     taken: the step that follows delivers them.
+ * Where stretches keep ending after a few instructions (code dense with
+ * MSR accesses), stepping is cheaper: the engine steps for a while.
  * The emulator sees guest memory at linear addresses (mem/va_map.h): the
  * mapping is a TLB, built again where a CPU's would be flushed.
  */
@@ -40,13 +42,25 @@
 /*
  * A stretch's length in time: interrupts that KVM's LAPIC holds pending
  * meanwhile are taken at most this late (the step after it delivers them).
- * The clock is read every EMULATE_SLICE_CHECK instructions.
+ * With IF clear none can be taken: the stretch ends only so that pmuvm
+ * sees signals and NMIs. The clock is read every EMULATE_SLICE_CHECK
+ * instructions.
  */
 #define EMULATE_SLICE_NS	200000ULL
+#define EMULATE_SLICE_IF_OFF_NS	10000000ULL
 #define EMULATE_SLICE_CHECK	4096u
+/*
+ * A stretch shorter than this costs more than stepping its instructions
+ * (the state goes to the emulator and back): after one, the next
+ * instructions are stepped, twice as many after each short one in a row,
+ * up to EMULATE_BACKOFF_MAX.
+ */
+#define EMULATE_SHORT		16
+#define EMULATE_BACKOFF_MAX	256u
 /* More runs than this (a fragmented address space): the stretch is stepped instead. */
-#define EMULATE_MAX_RUNS	1024
+#define EMULATE_MAX_RUNS	256
 #define EMULATE_DECODES		4096	/* direct-mapped, a power of two */
+#define EMULATE_SPACES		4	/* address spaces kept mapped, least recently used replaced */
 #define EMULATE_CODE_PAGES	256	/* code pages watched for changes, direct-mapped */
 #define EMULATE_PAGE		4096ULL
 
@@ -61,33 +75,53 @@ struct emulate_code_page {
 struct emulate_decode {
 	uint64_t rip;		/* ~0: empty */
 	const uint8_t *host;	/* where its bytes are while the mapping stands */
+	uint64_t word, mask;	/* its first 8 bytes, masked to its length, where 8 can be read */
+	bool by_word;		/* ...else compared as bytes */
 	uint8_t bytes[INSN_MAX_LEN];
 	struct insn insn;
+	uint32_t events[2];	/* retire_events() when it completes: not taken, taken */
+};
+
+/*
+ * One guest address space (paging state and CPL) with its own emulator,
+ * mapping (a TLB) and translations, so that switching between processes
+ * (perf and its workload) maps nothing again.
+ */
+struct emulate_space {
+	struct emu *emu;
+	struct paging_state ps;
+	bool user;
+	bool valid;			/* the mapping stands (no walk needed) */
+	bool code_stale;		/* code may have changed unseen: check the pages */
+	uint64_t used;			/* exact_emulate.uses when last run */
+	struct va_run *runs;		/* [EMULATE_MAX_RUNS] */
+	int nr_runs;			/* or the build's error */
+	struct emulate_code_page *pages;	/* [EMULATE_CODE_PAGES] */
+	struct emulate_decode decodes[EMULATE_DECODES];
 };
 
 struct exact_emulate {
 	struct emu *emu;
 	struct vcpu *vcpu;
-	/* The mapping (a TLB): the runs, for the paging state and CPL they were built for. */
-	struct va_run *runs;
-	int nr_runs;			/* or the build's error */
-	struct paging_state map_ps;
-	bool map_user, map_valid;
-	unsigned int map_patches;	/* pmuvm's patches of guest code when mapped */
-	bool code_stale;		/* code may have changed unseen: check the pages */
-	struct emulate_decode decodes[EMULATE_DECODES];
-	struct emulate_code_page *pages;	/* [EMULATE_CODE_PAGES] */
-	struct insn cross;		/* an instruction that crosses a run's end, not cached */
+	struct emulate_space *spaces[EMULATE_SPACES];	/* made as needed */
+	struct emulate_space *sp;	/* the one the stretch runs in */
+	uint64_t uses;			/* a clock for the least recently used space */
+	unsigned int map_patches;	/* pmuvm's patches of guest code when last looked at */
+	struct emulate_decode cross;	/* an instruction that crosses a run's end, not cached */
 
 	/* The stretch in progress. */
 	bool have_prev;
 	uint64_t prev_rip;
-	struct insn prev;
+	const struct emulate_decode *prev;
 	uint32_t budget;		/* instructions to the next look at the clock */
 	uint64_t deadline_ns;
 	enum emulate_stop stop;
 	uint64_t stretch_insns;
+	bool batching;			/* instructions counted in batches */
+	struct exact_batch batch;
+	uint64_t limit[PMU_EV_NR];	/* a batch's count of an event at most (a counter wraps there) */
 	unsigned int hold;		/* KVM steps this many instructions first (a PMI, IF set) */
+	unsigned int backoff;		/* ...or after short stretches (EMULATE_SHORT) */
 	bool immediate;			/* this KVM_RUN returns at once (kvm_run.immediate_exit) */
 };
 
@@ -108,11 +142,11 @@ const char *exact_emulate_stop_name(enum emulate_stop s)
 /* The host bytes at linear `la`, and how many follow in the same run. */
 static const uint8_t *emulate_host(const struct exact_emulate *m, uint64_t la, uint64_t *avail)
 {
-	int lo = 0, hi = m->nr_runs - 1;
+	int lo = 0, hi = m->sp->nr_runs - 1;
 
 	while (lo <= hi) {
 		int mid = (lo + hi) / 2;
-		const struct va_run *r = &m->runs[mid];
+		const struct va_run *r = &m->sp->runs[mid];
 
 		if (la < r->la) {
 			hi = mid - 1;
@@ -134,7 +168,7 @@ static const uint8_t *emulate_host(const struct exact_emulate *m, uint64_t la, u
 static void emulate_watch_page(struct exact_emulate *m, uint64_t rip)
 {
 	uint64_t la = rip & ~(EMULATE_PAGE - 1), avail;
-	struct emulate_code_page *p = &m->pages[(la >> 12) & (EMULATE_CODE_PAGES - 1)];
+	struct emulate_code_page *p = &m->sp->pages[(la >> 12) & (EMULATE_CODE_PAGES - 1)];
 	const uint8_t *host;
 
 	if (p->la == la)
@@ -143,7 +177,7 @@ static void emulate_watch_page(struct exact_emulate *m, uint64_t rip)
 	if (!host || avail < EMULATE_PAGE)
 		return;
 	if (p->la != ~0ULL)
-		emu_flush_code(m->emu, p->la, EMULATE_PAGE);
+		emu_flush_code(m->sp->emu, p->la, EMULATE_PAGE);
 	p->la = la;
 	p->host = host;
 	memcpy(p->bytes, host, EMULATE_PAGE);
@@ -153,11 +187,11 @@ static void emulate_watch_page(struct exact_emulate *m, uint64_t rip)
 static void emulate_check_code(struct exact_emulate *m, struct exact_emulate_stats *st)
 {
 	for (unsigned int i = 0; i < EMULATE_CODE_PAGES; i++) {
-		struct emulate_code_page *p = &m->pages[i];
+		struct emulate_code_page *p = &m->sp->pages[i];
 
 		if (p->la == ~0ULL || !memcmp(p->host, p->bytes, EMULATE_PAGE))
 			continue;
-		emu_flush_code(m->emu, p->la, EMULATE_PAGE);
+		emu_flush_code(m->sp->emu, p->la, EMULATE_PAGE);
 		memcpy(p->bytes, p->host, EMULATE_PAGE);
 		st->code_flushes++;
 	}
@@ -167,11 +201,22 @@ static void emulate_check_code(struct exact_emulate *m, struct exact_emulate_sta
 static void emulate_forget_pages(struct exact_emulate *m)
 {
 	for (unsigned int i = 0; i < EMULATE_CODE_PAGES; i++) {
-		if (m->pages[i].la != ~0ULL)
-			emu_flush_code(m->emu, m->pages[i].la, EMULATE_PAGE);
-		m->pages[i].la = ~0ULL;
+		if (m->sp->pages[i].la != ~0ULL)
+			emu_flush_code(m->sp->emu, m->sp->pages[i].la, EMULATE_PAGE);
+		m->sp->pages[i].la = ~0ULL;
 	}
-	memset(m->decodes, 0xff, sizeof(m->decodes));
+	memset(m->sp->decodes, 0xff, sizeof(m->sp->decodes));
+}
+
+/* Whether guest memory still holds the bytes `d` was decoded from. */
+static inline bool emulate_decode_fresh(const struct emulate_decode *d)
+{
+	uint64_t w;
+
+	if (!d->by_word)
+		return !memcmp(d->host, d->bytes, d->insn.len);
+	memcpy(&w, d->host, sizeof(w));
+	return (w & d->mask) == d->word;
 }
 
 /*
@@ -179,15 +224,16 @@ static void emulate_forget_pages(struct exact_emulate *m)
  * cache while guest memory holds the bytes it was decoded from. NULL if it
  * does not decode (or crosses into a page not mapped): KVM runs it.
  */
-static const struct insn *emulate_decode(struct exact_emulate *m, uint64_t rip)
+static const struct emulate_decode *emulate_decode(struct exact_emulate *m, uint64_t rip)
 {
-	struct emulate_decode *d = &m->decodes[(rip ^ (rip >> 12)) & (EMULATE_DECODES - 1)];
+	struct emulate_decode *d = &m->sp->decodes[(rip ^ (rip >> 12)) & (EMULATE_DECODES - 1)];
 	uint8_t bytes[INSN_MAX_LEN];
+	struct insn in;
 	const uint8_t *host;
 	uint64_t avail, n;
 
-	if (d->rip == rip && !memcmp(d->host, d->bytes, d->insn.len))
-		return &d->insn;
+	if (d->rip == rip && emulate_decode_fresh(d))
+		return d;
 	host = emulate_host(m, rip, &avail);
 	if (!host)
 		return NULL;
@@ -198,44 +244,91 @@ static const struct insn *emulate_decode(struct exact_emulate *m, uint64_t rip)
 		const uint8_t *next = emulate_host(m, rip + n, &more);
 
 		if (next) {
-			memcpy(bytes + n, next, INSN_MAX_LEN - n < more ? INSN_MAX_LEN - n : more);
-			n = INSN_MAX_LEN;
+			more = INSN_MAX_LEN - n < more ? INSN_MAX_LEN - n : more;
+			memcpy(bytes + n, next, more);
+			n += more;
 		}
 	}
-	if (insn_decode(bytes, n, INSN_MODE_64, &d->insn)) {
-		d->rip = ~0ULL;
+	d->rip = ~0ULL;
+	if (insn_decode(bytes, n, INSN_MODE_64, &in))
 		return NULL;
-	}
-	if (d->insn.len > avail) {
-		/* It crosses into another page: decoded each time, never cached. */
-		d->rip = ~0ULL;
-		m->cross = d->insn;
-		return &m->cross;
-	}
+	if (in.len > avail)
+		d = &m->cross;	/* it crosses into another page: decoded each time, never cached */
+	d->insn = in;
+	d->events[0] = retire_events(&in, RETIRE_YES);
+	d->events[1] = retire_events(&in, RETIRE_TAKEN);
+	if (d == &m->cross)
+		return d;
 	d->rip = rip;
 	d->host = host;
 	memcpy(d->bytes, host, d->insn.len);
+	d->by_word = avail >= 8 && d->insn.len <= 8;
+	if (d->by_word) {
+		d->mask = d->insn.len == 8 ? ~0ULL : (1ULL << (8 * d->insn.len)) - 1;
+		memcpy(&d->word, host, sizeof(d->word));
+		d->word &= d->mask;
+	}
 	emulate_watch_page(m, rip);
-	return &d->insn;
+	return d;
 }
 
-/* The previous instruction retired, the next being at `rip`: counted. False if a PMI or PEBS assist is now due. */
+/* The batch counted (exact_retire_batch()), the limits anew: false if a PMI or PEBS assist is now due. */
+static bool emulate_flush(struct exact_emulate *m)
+{
+	struct vcpu *vcpu = m->vcpu;
+	const struct exact_state *x = vcpu->pmu->exact;
+	const struct vpmu *pmu = &vcpu->pmu->model;
+
+	if (m->batch.insns)
+		exact_retire_batch(vcpu, &m->batch);
+	for (uint32_t ev = m->batch.events; ev; ev &= ev - 1)
+		m->batch.count[__builtin_ctz(ev)] = 0;
+	m->batch.events = 0;
+	m->batch.insns = 0;
+	for (uint32_t ev = x->events & EXACT_EVENTS; ev; ev &= ev - 1)
+		m->limit[__builtin_ctz(ev)] =
+			vpmu_events_to_overflow(pmu, (enum pmu_arch_event)__builtin_ctz(ev), x->cpl);
+	return !pmu->pmi_pending && !pmu->pebs_armed;
+}
+
+/*
+ * The previous instruction retired, the next being at `rip`: counted.
+ * False if a PMI or PEBS assist is now due. Counted in a batch, which ends
+ * at the instruction that makes a counter wrap; one at a time while a
+ * listener hears of each (pmu/listen.h) or with --cycles model.
+ */
 static bool emulate_retire_prev(struct exact_emulate *m, uint64_t rip)
 {
 	struct vcpu *vcpu = m->vcpu;
 	struct exact_state *x = vcpu->pmu->exact;
 	const struct vpmu *pmu = &vcpu->pmu->model;
+	const struct emulate_decode *d = m->prev;
+	enum retire how = (d->insn.flags & INSN_BRANCH) ?
+			  retire_completed(&d->insn, m->prev_rip, rip) : RETIRE_YES;
+	bool full = false;
 
-	x->insn = m->prev;
-	x->rip = m->prev_rip;
 	m->have_prev = false;
 	m->stretch_insns++;
+	if (m->batching) {
+		uint32_t events = d->events[how == RETIRE_TAKEN] & x->events;
+
+		m->batch.insns++;
+		m->batch.last_rip = m->prev_rip;
+		m->batch.events |= events;
+		for (; events; events &= events - 1) {
+			unsigned int ev = (unsigned int)__builtin_ctz(events);
+
+			full |= ++m->batch.count[ev] >= m->limit[ev];
+		}
+		return !full || emulate_flush(m);
+	}
+	x->insn = d->insn;
+	x->rip = m->prev_rip;
 	if (vcpu->pmu->step.wanted) {
-		/* A listener's window counts instructions (pmu/listen.h). */
 		x->rax_before = x->rdx_before = 0;
 		exact_tell_step(vcpu, true, true);
 	}
-	exact_retire(vcpu, retire_completed(&m->prev, m->prev_rip, rip));
+	exact_retire(vcpu, how);
 	return !pmu->pmi_pending && !pmu->pebs_armed;
 }
 
@@ -257,18 +350,18 @@ static bool emulate_stop(struct exact_emulate *m, enum emulate_stop why)
 static bool emulate_insn(void *opaque, uint64_t rip)
 {
 	struct exact_emulate *m = opaque;
-	const struct insn *in;
+	const struct emulate_decode *in;
 
 	/* A REP string instruction comes back for each iteration: it retires once, at its end. */
-	if (m->have_prev && !((m->prev.flags & INSN_REP) && rip == m->prev_rip) &&
+	if (m->have_prev && !((m->prev->insn.flags & INSN_REP) && rip == m->prev_rip) &&
 	    !emulate_retire_prev(m, rip))
 		return emulate_stop(m, EMULATE_STOP_PMI);
 	in = emulate_decode(m, rip);
 	if (!in)
 		return emulate_stop(m, EMULATE_STOP_DECODE);
-	if (in->flags & INSN_SYSTEM)
+	if (in->insn.flags & INSN_SYSTEM)
 		return emulate_stop(m, EMULATE_STOP_SYSTEM);
-	if ((in->flags & INSN_LOCKED) && m->vcpu->vm->nr_vcpus > 1)
+	if ((in->insn.flags & INSN_LOCKED) && m->vcpu->vm->nr_vcpus > 1)
 		return emulate_stop(m, EMULATE_STOP_LOCKED);
 	if (!m->budget--) {
 		if (emulate_now_ns() >= m->deadline_ns)
@@ -276,7 +369,7 @@ static bool emulate_insn(void *opaque, uint64_t rip)
 		m->budget = EMULATE_SLICE_CHECK;
 	}
 	if (!m->have_prev) {
-		m->prev = *in;
+		m->prev = in;
 		m->prev_rip = rip;
 		m->have_prev = true;
 	}
@@ -347,42 +440,114 @@ static void emulate_fault_seen(struct exact_emulate *m, struct vcpu *vcpu,
 	struct paging_state ps = sregs_paging(s);
 	uint64_t la, gpa;
 
-	if (!emu_fault_addr(m->emu, &la))
+	if (!emu_fault_addr(m->sp->emu, &la))
 		return;		/* an exception: KVM raises it */
 	if (pagewalk(&vcpu->vm->mem, &ps, la, sregs_cpl(s) == 3 ? PW_USER : 0, &gpa) == 0 &&
 	    guest_mem_ptr(&vcpu->vm->mem, gpa, 1))
-		m->map_valid = false;
+		m->sp->valid = false;
 }
 
-/* The emulator's view of guest memory, built again where a CPU's TLB would be flushed. */
+static void emulate_space_free(struct emulate_space *sp)
+{
+	if (!sp)
+		return;
+	emu_close(sp->emu);
+	free(sp->runs);
+	free(sp->pages);
+	free(sp);
+}
+
+static struct emulate_space *emulate_space_new(void)
+{
+	struct emulate_space *sp = calloc(1, sizeof(*sp));
+
+	if (!sp)
+		return NULL;
+	sp->runs = calloc(EMULATE_MAX_RUNS, sizeof(*sp->runs));
+	sp->pages = malloc(EMULATE_CODE_PAGES * sizeof(*sp->pages));
+	if (!sp->runs || !sp->pages || emu_open(&sp->emu)) {
+		emulate_space_free(sp);
+		return NULL;
+	}
+	for (unsigned int i = 0; i < EMULATE_CODE_PAGES; i++)
+		sp->pages[i].la = ~0ULL;
+	memset(sp->decodes, 0xff, sizeof(sp->decodes));
+	return sp;
+}
+
+/* The space for this paging state and CPL: kept, or the least recently used one reused. */
+static struct emulate_space *emulate_space_for(struct exact_emulate *m,
+					       const struct paging_state *ps, bool user)
+{
+	struct emulate_space *lru = NULL;
+	unsigned int i;
+
+	for (i = 0; i < EMULATE_SPACES && m->spaces[i]; i++) {
+		struct emulate_space *sp = m->spaces[i];
+
+		if (sp->user == user && emulate_same_paging(&sp->ps, ps))
+			return sp;
+		if (!lru || sp->used < lru->used)
+			lru = sp;
+	}
+	if (i < EMULATE_SPACES && (m->spaces[i] = emulate_space_new()))
+		lru = m->spaces[i];
+	if (!lru)
+		return NULL;
+	/* Another address space: its walk makes the mapping anew (emulate_map()). */
+	lru->ps = *ps;
+	lru->user = user;
+	lru->valid = false;
+	return lru;
+}
+
+/* Every space's mapping and code may be stale: the guest ran where pmuvm did not see it. */
+static void emulate_stale_all(struct exact_emulate *m, bool code)
+{
+	for (unsigned int i = 0; i < EMULATE_SPACES && m->spaces[i]; i++) {
+		m->spaces[i]->valid = false;
+		m->spaces[i]->code_stale |= code;
+	}
+}
+
+/*
+ * The emulator's view of guest memory (m->sp), built again where a CPU's
+ * TLB would be flushed: the walk is cheap, and only runs that changed are
+ * mapped again.
+ */
 static bool emulate_map(struct exact_emulate *m, struct vcpu *vcpu, const struct kvm_sregs *s)
 {
 	struct exact_emulate_stats *st = &vcpu->pmu->exact->emu_stats;
 	struct paging_state ps = sregs_paging(s);
-	bool user = sregs_cpl(s) == 3;
+	struct emulate_space *sp;
+	int changed;
 
 	if (m->map_patches != vcpu->vm->mem.nr_patches) {
 		m->map_patches = vcpu->vm->mem.nr_patches;
-		m->code_stale = true;
+		emulate_stale_all(m, true);
 	}
-	if (m->code_stale || vcpu->vm->nr_vcpus > 1) {
+	sp = m->sp = emulate_space_for(m, &ps, sregs_cpl(s) == 3);
+	if (!sp)
+		return false;
+	sp->used = ++m->uses;
+	if (sp->code_stale) {
 		emulate_check_code(m, st);
-		m->code_stale = false;
+		sp->code_stale = false;
 	}
-	if (m->map_valid && m->map_user == user && emulate_same_paging(&m->map_ps, &ps))
-		return m->nr_runs > 0;
-	m->map_valid = true;
-	m->map_user = user;
-	m->map_ps = ps;
+	if (sp->valid)
+		return sp->nr_runs > 0;
+	sp->valid = true;
 	st->map_builds++;
-	m->nr_runs = va_map_build(&vcpu->vm->mem, &ps, user, m->runs, EMULATE_MAX_RUNS);
-	if (m->nr_runs > 0 && emu_map(m->emu, m->runs, (unsigned int)m->nr_runs))
-		m->nr_runs = -ENOSPC;
+	sp->nr_runs = va_map_build(&vcpu->vm->mem, &ps, sp->user, sp->runs, EMULATE_MAX_RUNS);
+	changed = sp->nr_runs > 0 ? emu_map(sp->emu, sp->runs, (unsigned int)sp->nr_runs) : 1;
+	if (changed < 0)
+		sp->nr_runs = changed;
 	/* The same linear page may now be other memory: decodes and watched pages start again. */
-	emulate_forget_pages(m);
-	if (m->nr_runs <= 0) {
+	if (changed)
+		emulate_forget_pages(m);
+	if (sp->nr_runs <= 0) {
 		st->map_failures++;
-		emu_map(m->emu, NULL, 0);
+		emu_map(sp->emu, NULL, 0);
 		return false;
 	}
 	return true;
@@ -393,31 +558,20 @@ static struct exact_emulate *emulate_get(struct vcpu *vcpu)
 {
 	struct exact_state *x = vcpu->pmu->exact;
 	struct exact_emulate *m = x->emulate;
-	int err;
 
 	if (m)
 		return m;
 	m = calloc(1, sizeof(*m));
-	if (m) {
-		m->runs = calloc(EMULATE_MAX_RUNS, sizeof(*m->runs));
-		m->pages = malloc(EMULATE_CODE_PAGES * sizeof(*m->pages));
-	}
-	err = m && m->runs && m->pages ? emu_open(&m->emu) : -ENOMEM;
-	if (err) {
-		if (m) {
-			free(m->runs);
-			free(m->pages);
-		}
+	if (m)
+		m->spaces[0] = emulate_space_new();
+	if (!m || !m->spaces[0]) {
 		free(m);
-		pr_warn("vCPU %d: the emulation engine cannot start: %s; counted code is single-stepped",
-			vcpu->id, strerror(-err));
+		pr_warn("vCPU %d: the emulation engine cannot start (Unicorn: out of memory, or no "
+			"x86-64 CPU); counted code is single-stepped", vcpu->id);
 		x->engine = &exact_step_engine;
 		return NULL;
 	}
 	m->vcpu = vcpu;
-	for (unsigned int i = 0; i < EMULATE_CODE_PAGES; i++)
-		m->pages[i].la = ~0ULL;
-	memset(m->decodes, 0xff, sizeof(m->decodes));
 	x->emulate = m;
 	return m;
 }
@@ -435,22 +589,34 @@ static bool emulate_stretch(struct vcpu *vcpu, struct exact_emulate *m)
 	enum emu_end end;
 
 	if (vcpu_state(vcpu, &r, &s) || !emulate_may_enter(vcpu, m, r, s) ||
-	    !emulate_map(m, vcpu, s) || emu_set_state(m->emu, r, s->fs.base, s->gs.base))
+	    !emulate_map(m, vcpu, s) || emu_set_state(m->sp->emu, r, s->fs.base, s->gs.base))
 		return false;
 	x->cpl = sregs_cpl(s);
 	x->cs = s->cs.selector;
 	m->have_prev = false;
+	m->batching = vcpu->vm->cfg->cycles != CYCLES_MODEL && !vcpu->pmu->step.wanted;
+	emulate_flush(m);	/* the limits */
 	m->budget = EMULATE_SLICE_CHECK;
-	m->deadline_ns = emulate_now_ns() + EMULATE_SLICE_NS;
+	m->deadline_ns = emulate_now_ns() +
+			 ((r->rflags & X86_RFLAGS_IF) ? EMULATE_SLICE_NS : EMULATE_SLICE_IF_OFF_NS);
 	m->stretch_insns = 0;
-	end = emu_run(m->emu, &emulate_ops, m);
+	end = emu_run(m->sp->emu, &emulate_ops, m);
+	emulate_flush(m);	/* short of every limit: nothing wraps */
 	if (end == EMU_END_FAULT) {
 		m->stop = EMULATE_STOP_FAULT;
 		emulate_fault_seen(m, vcpu, s);
 	}
 	/* Set now, so that single-stepping (re-armed at the new RIP) steps the next instruction. */
-	if (emu_get_state(m->emu, r) == 0)
+	if (emu_get_state(m->sp->emu, r) == 0)
 		vcpu_state_changed_stepping(vcpu);
+	if (m->stretch_insns < EMULATE_SHORT && m->stop == EMULATE_STOP_SYSTEM) {
+		m->backoff = m->backoff ? 2 * m->backoff : 4;
+		if (m->backoff > EMULATE_BACKOFF_MAX)
+			m->backoff = EMULATE_BACKOFF_MAX;
+		m->hold = m->hold > m->backoff ? m->hold : m->backoff;
+	} else {
+		m->backoff = 0;
+	}
 	st->stretches++;
 	st->stops[m->stop]++;
 	st->insns += m->stretch_insns;
@@ -505,14 +671,21 @@ static bool emulate_retire(struct vcpu *vcpu)
 	if (!m)
 		return counted;
 	if (!stepped) {
-		m->code_stale = true;
-		m->map_valid = false;
+		emulate_stale_all(m, true);
 		x->emulated_last = false;
 		return counted;
 	}
 	x->emu_stats.stepped++;
 	if (flags & INSN_TLB)
-		m->map_valid = false;
+		emulate_stale_all(m, false);
+	/*
+	 * Code another vCPU wrote runs here once this one has executed a
+	 * serializing instruction (SDM vol. 3A 9.1.3, cross-modifying code):
+	 * all of those are system instructions, run in KVM.
+	 */
+	if ((flags & INSN_SYSTEM) && vcpu->vm->nr_vcpus > 1)
+		for (unsigned int i = 0; i < EMULATE_SPACES && m->spaces[i]; i++)
+			m->spaces[i]->code_stale = true;
 	if (flags & (INSN_LOADS_RFLAGS | INSN_STI))
 		m->hold = 2;
 	return counted;
@@ -534,9 +707,8 @@ void exact_emulate_free(struct exact_state *x)
 {
 	if (!x->emulate)
 		return;
-	emu_close(x->emulate->emu);
-	free(x->emulate->runs);
-	free(x->emulate->pages);
+	for (unsigned int i = 0; i < EMULATE_SPACES; i++)
+		emulate_space_free(x->emulate->spaces[i]);
 	free(x->emulate);
 	x->emulate = NULL;
 }

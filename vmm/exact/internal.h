@@ -28,6 +28,20 @@ struct vcpu;
 /* count.c: the instruction at x->rip retired at x->cpl (`how`: RETIRE_TAKEN for a taken branch). */
 void exact_retire(struct vcpu *vcpu, enum retire how);
 /*
+ * Instructions retired at x->cpl, counted together: how many raised each
+ * event (retire_events()), the last one's RIP. Whoever fills it ends the
+ * batch where a counter would wrap (vpmu_events_to_overflow()), so that
+ * its PMI comes after the right instruction (emulate.c).
+ */
+struct exact_batch {
+	uint64_t insns, last_rip;
+	uint32_t events;		/* those with a count */
+	uint64_t count[PMU_EV_NR];
+};
+
+/* count.c: a batch counted (not with --cycles model, which counts each instruction). */
+void exact_retire_batch(struct vcpu *vcpu, const struct exact_batch *b);
+/*
  * count.c: the core and reference cycles `insns` instructions take at
  * --cpi, at x->cpl (--cycles=model; and emulated instructions, whose host
  * time is no guest time: emulate.c).
