@@ -92,6 +92,7 @@ struct emulate_space {
 	struct paging_state ps;
 	bool user;
 	bool valid;			/* the mapping stands (no walk needed) */
+	bool unmappable;		/* too many runs: not walked again while it is this space */
 	bool code_stale;		/* code may have changed unseen: check the pages */
 	uint64_t used;			/* exact_emulate.uses when last run */
 	struct va_run *runs;		/* [EMULATE_MAX_RUNS] */
@@ -498,6 +499,7 @@ static struct emulate_space *emulate_space_for(struct exact_emulate *m,
 	lru->ps = *ps;
 	lru->user = user;
 	lru->valid = false;
+	lru->unmappable = false;
 	return lru;
 }
 
@@ -534,7 +536,7 @@ static bool emulate_map(struct exact_emulate *m, struct vcpu *vcpu, const struct
 		emulate_check_code(m, st);
 		sp->code_stale = false;
 	}
-	if (sp->valid)
+	if (sp->valid || sp->unmappable)
 		return sp->nr_runs > 0;
 	sp->valid = true;
 	st->map_builds++;
@@ -548,6 +550,8 @@ static bool emulate_map(struct exact_emulate *m, struct vcpu *vcpu, const struct
 	if (sp->nr_runs <= 0) {
 		st->map_failures++;
 		emu_map(sp->emu, NULL, 0);
+		/* Walking it again after every unseen run would cost more than it saves. */
+		sp->unmappable = sp->nr_runs == -E2BIG;
 		return false;
 	}
 	return true;
@@ -628,10 +632,16 @@ static bool emulate_stretch(struct vcpu *vcpu, struct exact_emulate *m)
 	return true;
 }
 
-/* engine.h begin: a stretch in the emulator, then KVM steps what it handed over. */
+/*
+ * engine.h begin: a stretch in the emulator, then KVM steps what it handed
+ * over. Steps that only a listener wants (RDPMC discovery windows, while no
+ * counter counts what this source counts) are taken as they are: the
+ * emulator would count nothing there.
+ */
 static void emulate_begin(struct vcpu *vcpu, bool want)
 {
-	struct exact_emulate *m = want ? emulate_get(vcpu) : NULL;
+	bool counting = vpmu_counted_events(&vcpu->pmu->model) & vcpu->pmu->exact->events;
+	struct exact_emulate *m = want && counting ? emulate_get(vcpu) : NULL;
 
 	if (m && emulate_stretch(vcpu, m) && m->stop == EMULATE_STOP_PMI) {
 		/*
