@@ -62,12 +62,12 @@ static const char usage_text[] =
 "                         or from retired instructions x --cpi (model: stepped,\n"
 "                         deterministic)\n"
 "  --cpi X                cycles per instruction for --cycles model (default 1.0)\n"
-"  --exact emulate|step|off  instructions and branches counted exactly, the\n"
+"  --exact step|emulate|off  instructions and branches counted exactly by\n"
+"                         single-stepping (step, default; also 'on'), the\n"
 "                         counted code run in an emulator and single-stepped\n"
-"                         where it cannot run there (emulate, default; also\n"
-"                         'on'), single-stepped only (step), or not offered\n"
-"                         (off: the guest runs at full speed; Intel's CPUID\n"
-"                         marks them unavailable)\n"
+"                         where it cannot run there (emulate: much faster), or\n"
+"                         not offered (off: the guest runs at full speed;\n"
+"                         Intel's CPUID marks them unavailable)\n"
 "  --event-filter FILE    allow/deny list of events, as KVM_SET_PMU_EVENT_FILTER\n"
 "  --pebs on|off          DS save area and PEBS records (default on; needs\n"
 "                         --pmu-version 2 or later, else off)\n"
@@ -322,10 +322,10 @@ static int parse_pmu_opt(struct pmuvm_config *cfg, int opt, const char *arg, str
 	case OPT_EXACT:
 		if (!strcmp(arg, "emulate") || !strcmp(arg, "step")) {
 			cfg->exact = true;
-			cfg->exact_step_only = arg[0] == 's';
+			cfg->exact_emulate = arg[0] == 'e';
 			return 0;
 		}
-		cfg->exact_step_only = false;
+		cfg->exact_emulate = false;
 		if (!strcmp(arg, "on") || !strcmp(arg, "off")) {
 			cfg->exact = arg[1] == 'n';
 			return 0;

@@ -805,16 +805,16 @@ START_TEST(test_exact_engines_agree)
 }
 END_TEST
 
-/* exact_count's rules hold under the stepping engine as under the emulator (test_exact_retirement_rules). */
-START_TEST(test_exact_retirement_rules_stepped)
+/* exact_count's rules hold under the emulation engine as under stepping (test_exact_retirement_rules). */
+START_TEST(test_exact_retirement_rules_emulated)
 {
 	struct pmuvm_result r;
 
 	REQUIRE_KVM();
-	pmuvm_run(&r, "--exact", "step", "--timeout", "60", guest_path("exact_count"));
-	expect_guest_pass(&r, "exact_count --exact step");
+	pmuvm_run(&r, "--exact", "emulate", "--timeout", "60", guest_path("exact_count"));
+	expect_guest_pass(&r, "exact_count --exact emulate");
 	expect_guest_ok(&r, "exact_count");
-	ck_assert_uint_eq(json_u64(r.report, "vcpus.0.debug.exact.emulate.instructions"), 0);
+	ck_assert_uint_gt(json_u64(r.report, "vcpus.0.debug.exact.emulate.instructions"), 0);
 	pmuvm_result_free(&r);
 }
 END_TEST
@@ -848,7 +848,7 @@ static Suite *exact_suite(void)
 	tc = tcase_create("engines");
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, test_exact_engines_agree, 0, 8);
-	tcase_add_test(tc, test_exact_retirement_rules_stepped);
+	tcase_add_test(tc, test_exact_retirement_rules_emulated);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pmi_resume");
 	tcase_set_timeout(tc, 300);

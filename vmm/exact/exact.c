@@ -229,8 +229,8 @@ static int exact_vcpu_init(struct vcpu *vcpu)
 	x->ref_khz = vcpu->vm->tsc_khz;
 	x->core_khz = cfg->cpu_khz ? cfg->cpu_khz : vcpu->vm->tsc_khz;
 	/* The benchmark's raw steps (step.c) measure the stepping engine. */
-	x->engine = cfg->exact_step_only || cfg->bench_raw_step ? &exact_step_engine :
-		    &exact_emulate_engine;
+	x->engine = cfg->exact_emulate && !cfg->bench_raw_step ? &exact_emulate_engine :
+		    &exact_step_engine;
 	follow_init(vcpu, &x->follow);
 	krun_init(vcpu, &x->krun);
 	vcpu->pmu->exact = x;
