@@ -4,12 +4,11 @@
  * (docs/architecture.md, "Counting engines"). The source (exact.c) decides
  * whether retirement is counted on the coming KVM_RUN and does the rest
  * (the counting sources' hooks, PEBS's eventing IP, the kernel runs of
- * krun.c); an engine makes the instructions seen. Stepping (step.c) is the
- * one engine: KVM single-steps one instruction per KVM_RUN. An engine that
- * runs counted stretches itself (an x86 emulator in pmuvm) would begin a
- * stretch by running what it can in-process and hand the instruction it
- * cannot run (I/O, MMIO, an MSR, an event) back to KVM through stepping's
- * begin, whose retire then sees it. Whatever the engine, the instruction in
+ * krun.c); an engine makes the instructions seen. Stepping (step.c): KVM
+ * single-steps one instruction per KVM_RUN. Emulation (emulate.c, --exact
+ * emulate): a stretch runs in an x86 emulator in pmuvm, and the
+ * instruction it cannot run (I/O, MMIO, an MSR, an event) goes back to KVM
+ * through stepping's begin, whose retire then sees it. Whatever the engine, the instruction in
  * flight is exact_state's insn/rip/cpl/pending, what it counts comes from
  * retire_events() (retire.c) and is counted by exact_retire() (count.c).
  */

@@ -6,7 +6,8 @@
  * at the CPL it ran at. This file is the source's policy and its hooks:
  * when to count (and when the kernel may run unstepped instead, krun.c),
  * the counting sources' hooks (pmu/source.h), what PEBS sees. How the
- * instructions are seen is the engine's (engine.h: stepping, step.c).
+ * instructions are seen is the engine's (engine.h: stepping, step.c, or
+ * emulation, emulate.c).
  *
  * Where the host cannot step CPL3 code (kvm_pvm: docs/counting.md, "kvm_pvm"),
  * a KVM_RUN entered at CPL3 runs freely until the next exit; what it retired
