@@ -31,6 +31,9 @@ static const char usage_text[] =
 "  --module FILE          multiboot module (repeatable, up to 16)\n"
 "  --initrd FILE          initial RAM disk of a Linux bzImage\n"
 "  --serial FILE          16550 UART output to FILE instead of stdout\n"
+"  --virtiofs TAG=SOCKET  a virtio-fs device (virtio-mmio) whose vhost-user back\n"
+"                         end, e.g. virtiofsd, listens on SOCKET; the guest mounts\n"
+"                         it with mount -t virtiofs TAG (repeatable, up to 4)\n"
 "  --timeout SECONDS      stop the guest after SECONDS of wall time\n"
 "  --report FILE.json     write a machine-readable run summary\n"
 "  --profile FILE         record counter overflows and write a symbolized profile\n"
@@ -85,7 +88,7 @@ enum {
 	OPT_REPORT, OPT_PROFILE, OPT_PMU_VERSION, OPT_GP_COUNTERS, OPT_GP_WIDTH,
 	OPT_FIXED_COUNTERS, OPT_FULL_WIDTH, OPT_CPU_MHZ, OPT_CYCLES, OPT_CPI, OPT_VERSION,
 	OPT_EVENT_FILTER, OPT_PEBS, OPT_PEBS_FORMAT, OPT_PMU, OPT_CPU_VENDOR, OPT_INITRD,
-	OPT_EXACT, OPT_PROFILE_FOLDED,
+	OPT_EXACT, OPT_PROFILE_FOLDED, OPT_VIRTIOFS,
 };
 
 static const struct option long_opts[] = {
@@ -95,6 +98,7 @@ static const struct option long_opts[] = {
 	{ "initrd",		required_argument, NULL, OPT_INITRD },
 	{ "module",		required_argument, NULL, OPT_MODULE },
 	{ "serial",		required_argument, NULL, OPT_SERIAL },
+	{ "virtiofs",		required_argument, NULL, OPT_VIRTIOFS },
 	{ "timeout",		required_argument, NULL, OPT_TIMEOUT },
 	{ "report",		required_argument, NULL, OPT_REPORT },
 	{ "profile",		required_argument, NULL, OPT_PROFILE },
@@ -192,6 +196,34 @@ static int parse_onoff(const char *opt, const char *s, bool *out)
 	}
 	pr_err("%s: '%s' is not 'on' or 'off'", opt, s);
 	return -EINVAL;
+}
+
+static int parse_virtiofs(struct pmuvm_config *cfg, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	struct pmuvm_virtiofs *v;
+	size_t len = eq ? (size_t)(eq - arg) : 0;
+	char *tag;
+
+	if (cfg->nr_virtiofs == PMUVM_MAX_VIRTIOFS) {
+		pr_err("--virtiofs: at most %d devices", PMUVM_MAX_VIRTIOFS);
+		return -EINVAL;
+	}
+	if (!len || len > PMUVM_VIRTIOFS_TAG_MAX || !eq[1]) {
+		pr_err("--virtiofs: '%s' is not TAG=SOCKET with a tag of 1 to %d bytes",
+		       arg, PMUVM_VIRTIOFS_TAG_MAX);
+		return -EINVAL;
+	}
+	tag = strndup(arg, len);
+	if (!tag) {
+		pr_err("out of memory");
+		return -ENOMEM;
+	}
+	v = &cfg->virtiofs[cfg->nr_virtiofs++];
+	v->tag = tag;
+	v->socket = eq + 1;
+	cfg->shared_ram = true;
+	return 0;
 }
 
 static bool env_is_1(const char *name)
@@ -305,6 +337,8 @@ static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, struct 
 	case OPT_SERIAL:
 		cfg->serial_path = arg;
 		return 0;
+	case OPT_VIRTIOFS:
+		return parse_virtiofs(cfg, arg);
 	case OPT_REPORT:
 		cfg->report_path = arg;
 		return 0;

@@ -9,6 +9,14 @@
 
 #define PMUVM_MAX_MODULES	16
 #define PMUVM_MAX_CPUS		4096	/* x2APIC IDs; above 255 guests need x2APIC */
+#define PMUVM_MAX_VIRTIOFS	4	/* virtio-mmio slots the ACPI tables describe */
+#define PMUVM_VIRTIOFS_TAG_MAX	36	/* virtio_fs_config.tag (Virtio 1.2, 5.11.4) */
+
+/* --virtiofs TAG=SOCKET: a virtio-fs device served by a vhost-user back end. */
+struct pmuvm_virtiofs {
+	const char *tag;
+	const char *socket;
+};
 
 /* The CPU vendor the guest sees (CPUID leaf 0, docs/machine.md, "CPU vendor and PMU"). */
 enum cpu_vendor {
@@ -29,6 +37,9 @@ struct pmuvm_config {
 	const char *append;
 	const char *initrd;		/* --initrd, Linux boots only */
 	bool boot_linux;		/* the image is a bzImage (main.c) */
+	struct pmuvm_virtiofs virtiofs[PMUVM_MAX_VIRTIOFS];
+	unsigned int nr_virtiofs;
+	bool shared_ram;		/* guest RAM in a memfd (vhost-user back ends map it) */
 	const char *modules[PMUVM_MAX_MODULES];
 	unsigned int nr_modules;
 	/* Outputs (out/outfile.h): NULL off, "-" standard output. */

@@ -103,7 +103,9 @@ out:
 int image_load_linux(const struct pmuvm_config *cfg, const struct guest_mem *mem,
 		     const struct file_buf *image, struct linux_boot *boot)
 {
-	struct linux_params p = { .cmdline = cfg->append, .nr_cpus = cfg->nr_cpus };
+	struct linux_params p = {
+		.cmdline = cfg->append, .nr_cpus = cfg->nr_cpus, .nr_virtio_mmio = cfg->nr_virtiofs,
+	};
 	struct file_buf initrd = { 0 };
 	char err[256];
 	int r = 0, e;

@@ -15,5 +15,8 @@ int rtc_init(struct vm *vm);
 int i8042_init(struct vm *vm);
 int acpi_pm_init(struct vm *vm);
 void fw_cfg_exit(struct vm *vm);
+/* One virtio-fs device per --virtiofs, connected to its back end (virtio_fs.c). */
+int virtio_fs_init(struct vm *vm);
+void virtio_fs_exit(struct vm *vm);
 
 #endif
