@@ -88,7 +88,7 @@ enum {
 	OPT_REPORT, OPT_PROFILE, OPT_PMU_VERSION, OPT_GP_COUNTERS, OPT_GP_WIDTH,
 	OPT_FIXED_COUNTERS, OPT_FULL_WIDTH, OPT_CPU_MHZ, OPT_CYCLES, OPT_CPI, OPT_VERSION,
 	OPT_EVENT_FILTER, OPT_PEBS, OPT_PEBS_FORMAT, OPT_PMU, OPT_CPU_VENDOR, OPT_INITRD,
-	OPT_EXACT, OPT_PROFILE_FOLDED, OPT_VIRTIOFS,
+	OPT_EXACT, OPT_PROFILE_FOLDED, OPT_VIRTIOFS, OPT_KERNEL,
 };
 
 static const struct option long_opts[] = {
@@ -99,6 +99,7 @@ static const struct option long_opts[] = {
 	{ "module",		required_argument, NULL, OPT_MODULE },
 	{ "serial",		required_argument, NULL, OPT_SERIAL },
 	{ "virtiofs",		required_argument, NULL, OPT_VIRTIOFS },
+	{ "kernel",		required_argument, NULL, OPT_KERNEL },
 	{ "timeout",		required_argument, NULL, OPT_TIMEOUT },
 	{ "report",		required_argument, NULL, OPT_REPORT },
 	{ "profile",		required_argument, NULL, OPT_PROFILE },
@@ -522,18 +523,40 @@ static int config_pmu(struct pmuvm_config *cfg, const struct pmu_opts *o)
 	return 0;
 }
 
-int config_parse(struct pmuvm_config *cfg, int argc, char **argv)
+static const char run_usage_text[] =
+"Usage: pmuvm run [options] [--kernel FILE] [--] [COMMAND [ARG...]]\n"
+"Boot a Linux kernel with pmuvm's PMU and run COMMAND in it, in the current\n"
+"directory, as the calling user, with this machine's root file system shared\n"
+"read-only and the current directory read-write (virtio-fs, virtiofsd).\n"
+"Standard input and output are the guest's console; the exit status is\n"
+"COMMAND's (127: not found, 128+N: killed by signal N). Without COMMAND, a\n"
+"shell ($SHELL). The options are pmuvm's (pmuvm --help; --mem defaults to 1G\n"
+"here), and:\n"
+"  --kernel FILE          boot FILE (with the modules of its release from\n"
+"                         /lib/modules) instead of Debian's linux-image-amd64,\n"
+"                         which is fetched once into ~/.cache/pmuvm\n"
+"See docs/run.md.\n";
+
+/*
+ * The options, up to the guest image (pmuvm) or to the command (pmuvm run,
+ * run set: getopt stops at the first word that is not an option). Returns
+ * 0 with *rest at the first positional argument, 1 for --help/--version,
+ * or -EINVAL.
+ */
+static int parse_options(struct pmuvm_config *cfg, int argc, char **argv, bool run, int *rest)
 {
 	struct pmu_opts o = { .pebs.on = true };
 	int opt;
 
 	config_defaults(cfg);
+	if (run)
+		cfg->mem_size = 1ULL << 30;
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":vqh", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, run ? "+:vqh" : ":vqh", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
-			fputs(usage_text, stdout);
+			fputs(run ? run_usage_text : usage_text, stdout);
 			return 1;
 		case OPT_VERSION:
 			printf("pmuvm %s\n", PMUVM_VERSION);
@@ -547,11 +570,41 @@ int config_parse(struct pmuvm_config *cfg, int argc, char **argv)
 			else
 				pr_err("unknown option '%s' (see --help)", argv[optind - 1]);
 			return -EINVAL;
+		case OPT_KERNEL:
+			if (!run) {
+				pr_err("--kernel: only for pmuvm run (pmuvm takes the kernel as its argument)");
+				return -EINVAL;
+			}
+			cfg->image = optarg;
+			break;
 		default:
 			if (parse_one(cfg, opt, optarg, &o))
 				return -EINVAL;
 		}
 	}
+	*rest = optind;
+	if (!cfg->exact && cfg->cycles == CYCLES_MODEL) {
+		pr_err("--cycles model: counts cycles from single-stepped instructions, which --exact off turns off");
+		return -EINVAL;
+	}
+	if (config_pmu(cfg, &o))
+		return -EINVAL;
+	if (cfg->event_filter_path && event_filter_load(cfg->event_filter_path, &cfg->event_filter))
+		return -EINVAL;
+	return 0;
+}
+
+int config_parse_run(struct pmuvm_config *cfg, int argc, char **argv, int *cmd)
+{
+	return parse_options(cfg, argc, argv, true, cmd);
+}
+
+int config_parse(struct pmuvm_config *cfg, int argc, char **argv)
+{
+	int r = parse_options(cfg, argc, argv, false, &optind);
+
+	if (r)
+		return r;
 	if (optind >= argc) {
 		pr_err("no guest image given (usage: pmuvm [options] GUEST.elf)");
 		return -EINVAL;
@@ -561,13 +614,5 @@ int config_parse(struct pmuvm_config *cfg, int argc, char **argv)
 		return -EINVAL;
 	}
 	cfg->image = argv[optind];
-	if (!cfg->exact && cfg->cycles == CYCLES_MODEL) {
-		pr_err("--cycles model: counts cycles from single-stepped instructions, which --exact off turns off");
-		return -EINVAL;
-	}
-	if (config_pmu(cfg, &o))
-		return -EINVAL;
-	if (cfg->event_filter_path && event_filter_load(cfg->event_filter_path, &cfg->event_filter))
-		return -EINVAL;
 	return 0;
 }

@@ -3,6 +3,7 @@
 #define PMUVM_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model/vpmu.h"
@@ -36,6 +37,8 @@ struct pmuvm_config {
 	unsigned int nr_cpus;
 	const char *append;
 	const char *initrd;		/* --initrd, Linux boots only */
+	const void *initrd_tail;	/* pmuvm run: a cpio archive appended to it */
+	size_t initrd_tail_len;
 	bool boot_linux;		/* the image is a bzImage (main.c) */
 	struct pmuvm_virtiofs virtiofs[PMUVM_MAX_VIRTIOFS];
 	unsigned int nr_virtiofs;
@@ -83,6 +86,12 @@ struct pmuvm_config {
  * -EINVAL after printing one line naming the bad option.
  */
 int config_parse(struct pmuvm_config *cfg, int argc, char **argv);
+/*
+ * pmuvm run's options (argv[0] is "run"): the same, plus --kernel (into
+ * cfg->image, NULL when not given); *cmd is the index of COMMAND (argc
+ * when there is none). Same returns.
+ */
+int config_parse_run(struct pmuvm_config *cfg, int argc, char **argv, int *cmd);
 
 /* Parses "256M", "1G", "4096K", "1048576"; -EINVAL if malformed or overflowing. */
 int config_parse_size(const char *s, uint64_t *out);

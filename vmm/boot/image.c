@@ -123,6 +123,23 @@ int image_load_linux(const struct pmuvm_config *cfg, const struct guest_mem *mem
 		p.initrd = initrd.data;
 		p.initrd_size = initrd.size;
 	}
+	/* pmuvm run's archive follows the initrd's at a 4-byte boundary (newc). */
+	if (cfg->initrd && cfg->initrd_tail_len) {
+		size_t at = (initrd.size + 3) & ~(size_t)3;
+		uint8_t *d = realloc(initrd.data, at + cfg->initrd_tail_len);
+
+		if (!d) {
+			pr_err("out of memory");
+			file_free(&initrd);
+			return PMUVM_EXIT_HOST_ERROR;
+		}
+		memset(d + initrd.size, 0, at - initrd.size);
+		memcpy(d + at, cfg->initrd_tail, cfg->initrd_tail_len);
+		initrd.data = d;
+		initrd.size = at + cfg->initrd_tail_len;
+		p.initrd = initrd.data;
+		p.initrd_size = initrd.size;
+	}
 	if (linux_load(mem, image->data, image->size, &p, boot, err, sizeof(err))) {
 		pr_err("%s: %s", cfg->image, err);
 		r = PMUVM_EXIT_BAD_IMAGE;
