@@ -19,6 +19,8 @@ pkg-config		# the SDK's pmuvm-guest.pc; Check's flags for the tests
 libzydis-dev		# x86 decoder: exact counting, RDPMC sites, profiles
 libjson-c-dev		# --report, the guests' results (ucall)
 help2man		# the man page, generated from pmuvm --help
+qemu-system-common	# virtiofsd: the shares of pmuvm run (docs/run.md)
+cpio			# pmuvm run's initramfs (scripts/pmuvm-kernel)
 EOF_PKGS
 }
 

@@ -18,6 +18,8 @@
 static const char usage_text[] =
 "Usage: pmuvm [options] GUEST.elf\n"
 "  or:  pmuvm [options] [--initrd FILE] [--append CMDLINE] bzImage\n"
+"  or:  pmuvm run [options] [--kernel FILE] [--] [COMMAND [ARG...]]\n"
+"       (COMMAND in a Linux guest with this machine's files: pmuvm run --help)\n"
 "Boot a guest under KVM with an emulated PMU: Intel's architectural PMU\n"
 "(versions 1 to 5, with PEBS) or AMD's (PerfMonV2).  The guest is a multiboot\n"
 "ELF image or a Linux kernel (a bzImage, booted with the Linux boot protocol).\n"
@@ -549,8 +551,11 @@ static int parse_options(struct pmuvm_config *cfg, int argc, char **argv, bool r
 	int opt;
 
 	config_defaults(cfg);
-	if (run)
+	/* pmuvm run: room for perf and rr; stderr is the command's (SIGUSR1 still shows progress). */
+	if (run) {
 		cfg->mem_size = 1ULL << 30;
+		cfg->quiet = true;
+	}
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, run ? "+:vqh" : ":vqh", long_opts, NULL)) != -1) {
