@@ -144,6 +144,29 @@ START_TEST(test_run_stdin)
 }
 END_TEST
 
+/*
+ * On a terminal (script(1) gives pmuvm a pty): the guest's console is the
+ * command's controlling terminal, and Ctrl-C, sent before the guest is up,
+ * waits in the UART and then interrupts the command, not pmuvm: 128 + SIGINT.
+ */
+START_TEST(test_run_terminal_ctrl_c)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_RUN();
+	if (!have_program("script")) {
+		printf("SKIP: %s: script(1) not installed (bsdutils)\n", __func__);
+		return;
+	}
+	if (!run_sh(&r, test_dir("tty"),
+		    "printf '\\003' | script -qec \"'$PMUVM' run -- sh -c 'tty; sleep 300'\" /dev/null"))
+		return;
+	ck_assert_msg(r.status == 128 + 2, "status %d\n%s%s", r.status, r.out, r.err);
+	ck_assert_msg(strstr(r.out, "/dev/ttyS0"), "%s", r.out);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_run_writes_cwd)
 {
 	struct pmuvm_result r;
@@ -254,6 +277,7 @@ static Suite *run_suite(void)
 	tcase_add_test(tc, test_run_exit_status);
 	tcase_add_test(tc, test_run_not_found);
 	tcase_add_test(tc, test_run_stdin);
+	tcase_add_test(tc, test_run_terminal_ctrl_c);
 	tcase_add_test(tc, test_run_writes_cwd);
 	tcase_add_test(tc, test_run_perf_stat_exact);
 	tcase_add_test(tc, test_run_perf_record);
