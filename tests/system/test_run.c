@@ -146,8 +146,10 @@ END_TEST
 
 /*
  * On a terminal (script(1) gives pmuvm a pty): the guest's console is the
- * command's controlling terminal, and Ctrl-C, sent before the guest is up,
- * waits in the UART and then interrupts the command, not pmuvm: 128 + SIGINT.
+ * command's controlling terminal, and Ctrl-C, sent once the command has
+ * written a file in the shared directory (before, it would reach pmuvm
+ * through the pty before pmuvm makes it raw), interrupts the command, not
+ * pmuvm: 128 + SIGINT.
  */
 START_TEST(test_run_terminal_ctrl_c)
 {
@@ -159,7 +161,8 @@ START_TEST(test_run_terminal_ctrl_c)
 		return;
 	}
 	if (!run_sh(&r, test_dir("tty"),
-		    "printf '\\003' | script -qec \"'$PMUVM' run -- sh -c 'tty; sleep 300'\" /dev/null"))
+		    "(while [ ! -e ready ]; do sleep 1; done; printf '\\003') | "
+		    "script -qec \"'$PMUVM' run -- sh -c 'tty; touch ready; sleep 300'\" /dev/null"))
 		return;
 	ck_assert_msg(r.status == 128 + 2, "status %d\n%s%s", r.status, r.out, r.err);
 	ck_assert_msg(strstr(r.out, "/dev/ttyS0"), "%s", r.out);
