@@ -124,8 +124,23 @@ DEPS := $(ALL_HOST_OBJS:.o=.d) $(GUEST_LIB_OBJS:.o=.d) \
 .SECONDARY:
 
 MAN := $(O)/pmuvm.1
+# pmuvm run's helpers (docs/run.md): the kernel fetcher and the initramfs's
+# /init, found by pmuvm in $(O)/libexec here and in $(PREFIX)/libexec/pmuvm
+# once installed.
+RUN_LIBEXEC := $(O)/libexec/pmuvm-kernel $(O)/libexec/pmuvm-run-init
 
-all: $(PMUVM) $(MAN) $(GUEST_ELFS)
+all: $(PMUVM) $(MAN) $(GUEST_ELFS) $(RUN_LIBEXEC)
+
+$(O)/libexec/pmuvm-kernel: scripts/pmuvm-kernel
+	@mkdir -p $(@D)
+	$(E) CP $@
+	$(Q)install -m 0755 $< $@
+
+# Static: it runs as the guest's /init, before any library is mounted.
+$(O)/libexec/pmuvm-run-init: guest-shim/linux/run-init.c
+	@mkdir -p $(@D)
+	$(E) CC $@
+	$(Q)$(CC) -std=gnu11 -O2 -s -static $(WARNINGS) -o $@ $<
 
 # ---- host ------------------------------------------------------------------
 $(O)/%.o: %.c
@@ -307,6 +322,8 @@ DOCDIR = $(PREFIX)/share/doc/pmuvm
 install: all $(LIBGUEST)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/pmuvm/guests
 	install -m 0755 $(PMUVM) $(DESTDIR)$(PREFIX)/bin/pmuvm
+	install -d $(DESTDIR)$(PREFIX)/libexec/pmuvm
+	install -m 0755 $(RUN_LIBEXEC) $(DESTDIR)$(PREFIX)/libexec/pmuvm/
 	install -m 0644 $(GUEST_ELFS) $(DESTDIR)$(PREFIX)/share/pmuvm/guests/
 	install -d $(DESTDIR)$(PREFIX)/share/pmuvm/qemu-configs/libvirt
 	install -m 0644 qemu-configs/*.cfg $(DESTDIR)$(PREFIX)/share/pmuvm/qemu-configs/

@@ -21,6 +21,8 @@ libzydis-dev		# x86 decoder: exact counting, RDPMC sites, profiles
 libjson-c-dev		# --report, the guests' results (ucall)
 libunicorn-dev		# x86 emulator: exact counting at emulation speed (--exact emulate)
 help2man		# the man page, generated from pmuvm --help
+qemu-system-common	# virtiofsd: the shares of pmuvm run (docs/run.md)
+cpio			# pmuvm run's initramfs (scripts/pmuvm-kernel)
 EOF_PKGS
 }
 

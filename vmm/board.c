@@ -28,9 +28,10 @@ static const struct vm_device ucall = { "ucall", ucall_init, ucall_exit };
 static const struct vm_device rtc = { "rtc", rtc_init, NULL };
 static const struct vm_device i8042 = { "i8042", i8042_init, NULL };
 static const struct vm_device acpi_pm = { "acpi-pm", acpi_pm_init, NULL };
+static const struct vm_device virtio_fs = { "virtio-fs", virtio_fs_init, virtio_fs_exit };
 
 static const struct vm_device *const board_devices[] = {
-	&uart, &debug_exit, &fw_cfg, &ucall, &rtc, &i8042, &acpi_pm,
+	&uart, &debug_exit, &fw_cfg, &ucall, &rtc, &i8042, &acpi_pm, &virtio_fs,
 };
 
 static const struct vcpu_feature *const board_features[] = {

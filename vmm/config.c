@@ -19,6 +19,8 @@
 static const char usage_text[] =
 "Usage: pmuvm [options] GUEST.elf\n"
 "  or:  pmuvm [options] [--initrd FILE] [--append CMDLINE] bzImage\n"
+"  or:  pmuvm run [options] [--kernel FILE] [--] [COMMAND [ARG...]]\n"
+"       (COMMAND in a Linux guest with this machine's files: pmuvm run --help)\n"
 "Boot a guest under KVM with an emulated PMU: Intel's architectural PMU\n"
 "(versions 1 to 5, with PEBS) or AMD's (PerfMonV2).  The guest is a multiboot\n"
 "ELF image or a Linux kernel (a bzImage, booted with the Linux boot protocol).\n"
@@ -32,6 +34,9 @@ static const char usage_text[] =
 "  --module FILE          multiboot module (repeatable, up to 16)\n"
 "  --initrd FILE          initial RAM disk of a Linux bzImage\n"
 "  --serial FILE          16550 UART output to FILE instead of stdout\n"
+"  --virtiofs TAG=SOCKET  a virtio-fs device (virtio-mmio) whose vhost-user back\n"
+"                         end, e.g. virtiofsd, listens on SOCKET; the guest mounts\n"
+"                         it with mount -t virtiofs TAG (repeatable, up to 4)\n"
 "  --timeout SECONDS      stop the guest after SECONDS of wall time\n"
 "  --report FILE.json     write a machine-readable run summary\n"
 "  --profile FILE         record counter overflows and write a symbolized profile\n"
@@ -88,7 +93,7 @@ enum {
 	OPT_REPORT, OPT_PROFILE, OPT_PMU_VERSION, OPT_GP_COUNTERS, OPT_GP_WIDTH,
 	OPT_FIXED_COUNTERS, OPT_FULL_WIDTH, OPT_CPU_MHZ, OPT_CYCLES, OPT_CPI, OPT_VERSION,
 	OPT_EVENT_FILTER, OPT_PEBS, OPT_PEBS_FORMAT, OPT_PMU, OPT_CPU_VENDOR, OPT_INITRD,
-	OPT_EXACT, OPT_PROFILE_FOLDED,
+	OPT_EXACT, OPT_PROFILE_FOLDED, OPT_VIRTIOFS, OPT_KERNEL,
 };
 
 static const struct option long_opts[] = {
@@ -98,6 +103,8 @@ static const struct option long_opts[] = {
 	{ "initrd",		required_argument, NULL, OPT_INITRD },
 	{ "module",		required_argument, NULL, OPT_MODULE },
 	{ "serial",		required_argument, NULL, OPT_SERIAL },
+	{ "virtiofs",		required_argument, NULL, OPT_VIRTIOFS },
+	{ "kernel",		required_argument, NULL, OPT_KERNEL },
 	{ "timeout",		required_argument, NULL, OPT_TIMEOUT },
 	{ "report",		required_argument, NULL, OPT_REPORT },
 	{ "profile",		required_argument, NULL, OPT_PROFILE },
@@ -195,6 +202,34 @@ static int parse_onoff(const char *opt, const char *s, bool *out)
 	}
 	pr_err("%s: '%s' is not 'on' or 'off'", opt, s);
 	return -EINVAL;
+}
+
+static int parse_virtiofs(struct pmuvm_config *cfg, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	struct pmuvm_virtiofs *v;
+	size_t len = eq ? (size_t)(eq - arg) : 0;
+	char *tag;
+
+	if (cfg->nr_virtiofs == PMUVM_MAX_VIRTIOFS) {
+		pr_err("--virtiofs: at most %d devices", PMUVM_MAX_VIRTIOFS);
+		return -EINVAL;
+	}
+	if (!len || len > PMUVM_VIRTIOFS_TAG_MAX || !eq[1]) {
+		pr_err("--virtiofs: '%s' is not TAG=SOCKET with a tag of 1 to %d bytes",
+		       arg, PMUVM_VIRTIOFS_TAG_MAX);
+		return -EINVAL;
+	}
+	tag = strndup(arg, len);
+	if (!tag) {
+		pr_err("out of memory");
+		return -ENOMEM;
+	}
+	v = &cfg->virtiofs[cfg->nr_virtiofs++];
+	v->tag = tag;
+	v->socket = eq + 1;
+	cfg->shared_ram = true;
+	return 0;
 }
 
 static bool env_is_1(const char *name)
@@ -370,6 +405,8 @@ static int parse_one(struct pmuvm_config *cfg, int opt, const char *arg, struct 
 	case OPT_SERIAL:
 		cfg->serial_path = arg;
 		return 0;
+	case OPT_VIRTIOFS:
+		return parse_virtiofs(cfg, arg);
 	case OPT_REPORT:
 		cfg->report_path = arg;
 		return 0;
@@ -510,18 +547,43 @@ static int config_pmu(struct pmuvm_config *cfg, const struct pmu_opts *o)
 	return 0;
 }
 
-int config_parse(struct pmuvm_config *cfg, int argc, char **argv)
+static const char run_usage_text[] =
+"Usage: pmuvm run [options] [--kernel FILE] [--] [COMMAND [ARG...]]\n"
+"Boot a Linux kernel with pmuvm's PMU and run COMMAND in it, in the current\n"
+"directory, as the calling user, with this machine's root file system shared\n"
+"read-only and the current directory read-write (virtio-fs, virtiofsd).\n"
+"Standard input and output are the guest's console; the exit status is\n"
+"COMMAND's (127: not found, 128+N: killed by signal N). Without COMMAND, a\n"
+"shell ($SHELL). The options are pmuvm's (pmuvm --help; --mem defaults to 1G\n"
+"here), and:\n"
+"  --kernel FILE          boot FILE (with the modules of its release from\n"
+"                         /lib/modules) instead of Debian's linux-image-amd64,\n"
+"                         which is fetched once into ~/.cache/pmuvm\n"
+"See docs/run.md.\n";
+
+/*
+ * The options, up to the guest image (pmuvm) or to the command (pmuvm run,
+ * run set: getopt stops at the first word that is not an option). Returns
+ * 0 with *rest at the first positional argument, 1 for --help/--version,
+ * or -EINVAL.
+ */
+static int parse_options(struct pmuvm_config *cfg, int argc, char **argv, bool run, int *rest)
 {
 	struct pmu_opts o = { .pebs.on = true };
 	int opt;
 
 	config_defaults(cfg);
+	/* pmuvm run: room for perf and rr; stderr is the command's (SIGUSR1 still shows progress). */
+	if (run) {
+		cfg->mem_size = 1ULL << 30;
+		cfg->quiet = true;
+	}
 	opterr = 0;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, ":vqh", long_opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, run ? "+:vqh" : ":vqh", long_opts, NULL)) != -1) {
 		switch (opt) {
 		case 'h':
-			fputs(usage_text, stdout);
+			fputs(run ? run_usage_text : usage_text, stdout);
 			return 1;
 		case OPT_VERSION:
 			printf("pmuvm %s\n", PMUVM_VERSION);
@@ -535,11 +597,41 @@ int config_parse(struct pmuvm_config *cfg, int argc, char **argv)
 			else
 				pr_err("unknown option '%s' (see --help)", argv[optind - 1]);
 			return -EINVAL;
+		case OPT_KERNEL:
+			if (!run) {
+				pr_err("--kernel: only for pmuvm run (pmuvm takes the kernel as its argument)");
+				return -EINVAL;
+			}
+			cfg->image = optarg;
+			break;
 		default:
 			if (parse_one(cfg, opt, optarg, &o))
 				return -EINVAL;
 		}
 	}
+	*rest = optind;
+	if (!cfg->exact && cfg->cycles == CYCLES_MODEL) {
+		pr_err("--cycles model: counts cycles from single-stepped instructions, which --exact off turns off");
+		return -EINVAL;
+	}
+	if (config_pmu(cfg, &o))
+		return -EINVAL;
+	if (cfg->event_filter_path && event_filter_load(cfg->event_filter_path, &cfg->event_filter))
+		return -EINVAL;
+	return 0;
+}
+
+int config_parse_run(struct pmuvm_config *cfg, int argc, char **argv, int *cmd)
+{
+	return parse_options(cfg, argc, argv, true, cmd);
+}
+
+int config_parse(struct pmuvm_config *cfg, int argc, char **argv)
+{
+	int r = parse_options(cfg, argc, argv, false, &optind);
+
+	if (r)
+		return r;
 	if (optind >= argc) {
 		pr_err("no guest image given (usage: pmuvm [options] GUEST.elf)");
 		return -EINVAL;
@@ -549,13 +641,5 @@ int config_parse(struct pmuvm_config *cfg, int argc, char **argv)
 		return -EINVAL;
 	}
 	cfg->image = argv[optind];
-	if (!cfg->exact && cfg->cycles == CYCLES_MODEL) {
-		pr_err("--cycles model: counts cycles from single-stepped instructions, which --exact off turns off");
-		return -EINVAL;
-	}
-	if (config_pmu(cfg, &o))
-		return -EINVAL;
-	if (cfg->event_filter_path && event_filter_load(cfg->event_filter_path, &cfg->event_filter))
-		return -EINVAL;
 	return 0;
 }

@@ -4,12 +4,21 @@
 #define PMUVM_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "model/vpmu.h"
 
 #define PMUVM_MAX_MODULES	16
 #define PMUVM_MAX_CPUS		4096	/* x2APIC IDs; above 255 guests need x2APIC */
+#define PMUVM_MAX_VIRTIOFS	4	/* virtio-mmio slots the ACPI tables describe */
+#define PMUVM_VIRTIOFS_TAG_MAX	36	/* virtio_fs_config.tag (Virtio 1.2, 5.11.4) */
+
+/* --virtiofs TAG=SOCKET: a virtio-fs device served by a vhost-user back end. */
+struct pmuvm_virtiofs {
+	const char *tag;
+	const char *socket;
+};
 
 /* The CPU vendor the guest sees (CPUID leaf 0, docs/machine.md, "CPU vendor and PMU"). */
 enum cpu_vendor {
@@ -29,7 +38,12 @@ struct pmuvm_config {
 	unsigned int nr_cpus;
 	const char *append;
 	const char *initrd;		/* --initrd, Linux boots only */
+	const void *initrd_tail;	/* pmuvm run: a cpio archive appended to it */
+	size_t initrd_tail_len;
 	bool boot_linux;		/* the image is a bzImage (main.c) */
+	struct pmuvm_virtiofs virtiofs[PMUVM_MAX_VIRTIOFS];
+	unsigned int nr_virtiofs;
+	bool shared_ram;		/* guest RAM in a memfd (vhost-user back ends map it) */
 	const char *modules[PMUVM_MAX_MODULES];
 	unsigned int nr_modules;
 	/* Outputs (out/outfile.h): NULL off, "-" standard output. */
@@ -76,6 +90,12 @@ struct pmuvm_config {
  * -EINVAL after printing one line naming the bad option.
  */
 int config_parse(struct pmuvm_config *cfg, int argc, char **argv);
+/*
+ * pmuvm run's options (argv[0] is "run"): the same, plus --kernel (into
+ * cfg->image, NULL when not given); *cmd is the index of COMMAND (argc
+ * when there is none). Same returns.
+ */
+int config_parse_run(struct pmuvm_config *cfg, int argc, char **argv, int *cmd);
 
 /* Parses "256M", "1G", "4096K", "1048576"; -EINVAL if malformed or overflowing. */
 int config_parse_size(const char *s, uint64_t *out);

@@ -22,6 +22,7 @@
 #include "progress.h"
 #include "rdpmc/rdpmc.h"
 #include "report.h"
+#include "run/run.h"
 #include "signals.h"
 
 /* The files written at the end, checked before the guest starts. */
@@ -75,6 +76,7 @@ int main(int argc, char **argv)
 	static struct outputs out;
 	static struct vm vm;
 	struct file_buf image;
+	bool run = argc > 1 && !strcmp(argv[1], "run");
 	int r, status;
 
 	/* Before anything is opened: a closed stdout must not become /dev/kvm. */
@@ -86,7 +88,7 @@ int main(int argc, char **argv)
 	if (signals_init())
 		return PMUVM_EXIT_HOST_ERROR;
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	r = config_parse(&cfg, argc, argv);
+	r = run ? run_parse(&cfg, argc - 1, argv + 1) : config_parse(&cfg, argc, argv);
 	if (r > 0)
 		return PMUVM_EXIT_OK;
 	if (outfile_open(&out.report, "--report", cfg.report_path, OUTFILE_WHOLE))
@@ -96,6 +98,8 @@ int main(int argc, char **argv)
 	    outfile_open(&out.folded, "--profile-folded", cfg.profile_folded_path, OUTFILE_WHOLE))
 		return fail_early(&out, &cfg, PMUVM_EXIT_USAGE);
 	cfg.pmu.available_events = pmu_available_events(&cfg);
+	if (run && (status = run_prepare(&cfg)))
+		return fail_early(&out, &cfg, status);
 
 	r = file_read(cfg.image, &image);
 	if (r) {
@@ -120,6 +124,8 @@ int main(int argc, char **argv)
 	}
 	if (!r)
 		r = vm_create_vcpus(&vm);
+	if (!r && run)
+		r = run_start(&vm);
 	if (r) {
 		vm_destroy(&vm);
 		file_free(&image);
@@ -131,6 +137,8 @@ int main(int argc, char **argv)
 	status = vm_run(&vm);
 	signals_detach();
 	progress_end();
+	if (run)
+		status = run_finish(&vm, status);
 	if (write_outputs(&vm, &out, &image))
 		status = PMUVM_EXIT_HOST_ERROR;
 	vm_destroy(&vm);

@@ -214,7 +214,7 @@ START_TEST(test_acpi_x2apic_ids)
 	const uint8_t *madt, *e;
 	unsigned int i, xapic = 0, x2apic = 0;
 
-	ck_assert_uint_eq(acpi_build(&mem, 300), ACPI_TABLES_GPA);
+	ck_assert_uint_eq(acpi_build(&mem, 300, 0), ACPI_TABLES_GPA);
 	madt = ram + le64(ram + le64(ram + ACPI_TABLES_GPA + 24) + 36 + 8);
 	ck_assert(checksum_ok(madt, le32(madt + 4)));
 	for (e = madt + 44; e < madt + le32(madt + 4); e += e[1]) {
@@ -230,7 +230,53 @@ START_TEST(test_acpi_x2apic_ids)
 	}
 	ck_assert_uint_eq(xapic, 255);
 	ck_assert_uint_eq(x2apic, 45);
-	ck_assert_uint_eq(acpi_build(&mem, 100000), 0);		/* does not fit */
+	ck_assert_uint_eq(acpi_build(&mem, 100000, 0), 0);		/* does not fit */
+}
+END_TEST
+
+/*
+ * The DSDT's virtio-mmio devices (boot/acpi.h): Device (VR00) with _HID
+ * "LNRO0005", _UID 0 and a _CRS of its register window and edge-triggered
+ * GSI 16, inside Scope (\_SB), encoded by hand from ACPI 6.5 ch. 20 and 6.4.
+ */
+START_TEST(test_acpi_virtio_mmio)
+{
+	static const uint8_t scope[] = {
+		0x10, 0x44, 0x04, '\\', '_', 'S', 'B', '_',
+		0x5b, 0x82, 0x3b, 'V', 'R', '0', '0',
+		0x08, '_', 'H', 'I', 'D', 0x0d, 'L', 'N', 'R', 'O', '0', '0', '0', '5', 0x00,
+		0x08, '_', 'U', 'I', 'D', 0x0a, 0x00,
+		0x08, '_', 'C', 'R', 'S', 0x11, 0x1a, 0x0a, 0x17,
+		0x86, 0x09, 0x00, 0x01, 0x00, 0x00, 0x00, 0xd0, 0x00, 0x02, 0x00, 0x00,
+		0x89, 0x06, 0x00, 0x03, 0x01, 0x10, 0x00, 0x00, 0x00,
+		0x79, 0x00,
+	};
+	const uint8_t *fadt, *dsdt;
+	uint32_t len, len0;
+
+	ck_assert_uint_eq(acpi_build(&mem, 1, 0), ACPI_TABLES_GPA);
+	fadt = ram + le64(ram + le64(ram + ACPI_TABLES_GPA + 24) + 36);
+	len0 = le32(ram + le64(fadt + 140) + 4);
+	ck_assert_uint_eq(acpi_build(&mem, 1, 2), ACPI_TABLES_GPA);
+	fadt = ram + le64(ram + le64(ram + ACPI_TABLES_GPA + 24) + 36);
+	dsdt = ram + le64(fadt + 140);
+	len = le32(dsdt + 4);
+	ck_assert(checksum_ok(dsdt, len));
+	/* Two devices: the scope's header, then 61 bytes each. */
+	ck_assert_uint_eq(len, len0 + 8 + 2 * 61);
+	ck_assert_uint_eq(dsdt[len0], 0x10);			/* ScopeOp */
+	ck_assert_uint_eq(dsdt[len0 + 1], 0x40 | ((5 + 2 * 61 + 2) & 0xf));
+	ck_assert_uint_eq(dsdt[len0 + 2], (5 + 2 * 61 + 2) >> 4);
+	ck_assert_mem_eq(dsdt + len0 + 3, scope + 3, 5);
+	ck_assert_mem_eq(dsdt + len0 + 8, scope + 8, 61);
+	/* The second: VR01, _UID 1, its window 0x200 on, GSI 17. */
+	ck_assert_mem_eq(dsdt + len0 + 8 + 61 + 3, "VR01", 4);
+	ck_assert_uint_eq(dsdt[len0 + 8 + 61 + 28], 1);
+	ck_assert_uint_eq(le32(dsdt + len0 + 8 + 61 + 42), 0xd0000200u);
+	ck_assert_uint_eq(le32(dsdt + len0 + 8 + 61 + 55), 17);
+	/* The MADT still follows, whole. */
+	ck_assert(checksum_ok(ram + le64(ram + le64(ram + ACPI_TABLES_GPA + 24) + 44),
+			      le32(ram + le64(ram + le64(ram + ACPI_TABLES_GPA + 24) + 44) + 4)));
 }
 END_TEST
 
@@ -245,6 +291,7 @@ static Suite *linux_boot_suite(void)
 	tcase_add_test(tc, test_load_errors);
 	tcase_add_test(tc, test_acpi_tables);
 	tcase_add_test(tc, test_acpi_x2apic_ids);
+	tcase_add_test(tc, test_acpi_virtio_mmio);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -19,7 +19,7 @@
 #define XSDT_OFF	0x0040
 #define FADT_OFF	0x0100
 #define DSDT_OFF	0x0240
-#define MADT_OFF	0x0300
+#define MADT_OFF	0x0400	/* the DSDT may hold ACPI_VIRTIO_MMIO_MAX devices */
 
 #define RSDP_LEN	36
 #define FADT_LEN	276	/* revision 6 */
@@ -72,6 +72,108 @@ static const uint8_t dsdt_s5[] = {
 	0x08, '_', 'S', '5', '_', 0x12, 0x08, 0x04,
 	0x0a, ACPI_SLP_TYP_S5, 0x0a, ACPI_SLP_TYP_S5, 0x00, 0x00,
 };
+
+/* AML opcodes and resource descriptors (ch. 20.2, 6.4). */
+#define AML_NAME_OP		0x08
+#define AML_BYTE_PREFIX		0x0a
+#define AML_STRING_PREFIX	0x0d
+#define AML_SCOPE_OP		0x10
+#define AML_BUFFER_OP		0x11
+#define AML_EXT_OP_PREFIX	0x5b
+#define AML_DEVICE_OP		0x82	/* after AML_EXT_OP_PREFIX */
+#define AML_ROOT_CHAR		'\\'
+#define RES_MEMORY32_FIXED	0x86	/* 6.4.3.4, 12 bytes */
+#define RES_EXT_IRQ		0x89	/* 6.4.3.6, 9 bytes for one interrupt */
+#define RES_END_TAG		0x79
+#define RES_EXT_IRQ_CONSUMER	(1u << 0)
+#define RES_EXT_IRQ_EDGE	(1u << 1)
+
+/* A PkgLength (20.2.4) of `len` bytes after it, in one or two bytes; returns its size. */
+static size_t aml_pkglen(uint8_t *p, size_t len)
+{
+	if (len + 1 <= 63) {
+		p[0] = (uint8_t)(len + 1);
+		return 1;
+	}
+	len += 2;
+	p[0] = (uint8_t)(0x40 | (len & 0xf));
+	p[1] = (uint8_t)(len >> 4);
+	return 2;
+}
+
+/*
+ * Device (VRnn) { Name (_HID, "LNRO0005"); Name (_UID, n); Name (_CRS,
+ * ResourceTemplate () { Memory32Fixed (ReadWrite, base, size); Interrupt
+ * (ResourceConsumer, Edge, ActiveHigh, Exclusive) { gsi } }) }: the
+ * virtio-mmio device Linux's virtio_mmio driver binds by that _HID, as on
+ * QEMU's microvm machine. Returns its length.
+ */
+static size_t aml_virtio_mmio(uint8_t *out, unsigned int n)
+{
+	uint8_t body[64], *b = body, *o = out;
+	uint8_t crs[23] = { 0 };
+	size_t len;
+
+	crs[0] = RES_MEMORY32_FIXED;
+	put16(crs + 1, 9);
+	crs[3] = 1;					/* read-write */
+	put32(crs + 4, (uint32_t)(ACPI_VIRTIO_MMIO_BASE + n * ACPI_VIRTIO_MMIO_SIZE));
+	put32(crs + 8, ACPI_VIRTIO_MMIO_SIZE);
+	crs[12] = RES_EXT_IRQ;
+	put16(crs + 13, 6);
+	crs[15] = RES_EXT_IRQ_CONSUMER | RES_EXT_IRQ_EDGE;	/* active high, exclusive */
+	crs[16] = 1;					/* one interrupt */
+	put32(crs + 17, ACPI_VIRTIO_MMIO_GSI + n);
+	crs[21] = RES_END_TAG;				/* checksum 0: none */
+
+	memcpy(b, (const uint8_t[4]){ 'V', 'R', '0', (uint8_t)('0' + n) }, 4);
+	b += 4;
+	*b++ = AML_NAME_OP;
+	memcpy(b, "_HID", 4);
+	b += 4;
+	*b++ = AML_STRING_PREFIX;
+	memcpy(b, "LNRO0005", 9);
+	b += 9;
+	*b++ = AML_NAME_OP;
+	memcpy(b, "_UID", 4);
+	b += 4;
+	*b++ = AML_BYTE_PREFIX;
+	*b++ = (uint8_t)n;
+	*b++ = AML_NAME_OP;
+	memcpy(b, "_CRS", 4);
+	b += 4;
+	*b++ = AML_BUFFER_OP;
+	b += aml_pkglen(b, 2 + sizeof(crs));
+	*b++ = AML_BYTE_PREFIX;
+	*b++ = sizeof(crs);
+	memcpy(b, crs, sizeof(crs));
+	b += sizeof(crs);
+
+	len = (size_t)(b - body);
+	*o++ = AML_EXT_OP_PREFIX;
+	*o++ = AML_DEVICE_OP;
+	o += aml_pkglen(o, len);
+	memcpy(o, body, len);
+	return (size_t)(o + len - out);
+}
+
+/* Scope (\_SB) { the virtio-mmio devices }; returns its length, 0 without devices. */
+static size_t aml_sb_virtio(uint8_t *out, unsigned int nr)
+{
+	uint8_t devs[ACPI_VIRTIO_MMIO_MAX * 64];
+	size_t len = 0, hdr;
+	unsigned int i;
+
+	if (!nr)
+		return 0;
+	for (i = 0; i < nr && i < ACPI_VIRTIO_MMIO_MAX; i++)
+		len += aml_virtio_mmio(devs + len, i);
+	out[0] = AML_SCOPE_OP;
+	hdr = 1 + aml_pkglen(out + 1, 5 + len);
+	memcpy(out + hdr, (const uint8_t[5]){ AML_ROOT_CHAR, '_', 'S', 'B', '_' }, 5);
+	memcpy(out + hdr + 5, devs, len);
+	return hdr + 5 + len;
+}
 
 static uint8_t acpi_checksum(const uint8_t *p, size_t len)
 {
@@ -188,11 +290,13 @@ static void acpi_madt(uint8_t *t, unsigned int nr_cpus)
 	acpi_header(t, "APIC", madt_len(nr_cpus), 5);
 }
 
-uint64_t acpi_build(const struct guest_mem *mem, unsigned int nr_cpus)
+uint64_t acpi_build(const struct guest_mem *mem, unsigned int nr_cpus,
+		    unsigned int nr_virtio_mmio)
 {
 	const uint64_t base = ACPI_TABLES_GPA;
 	uint32_t mlen = madt_len(nr_cpus);
 	uint8_t *rsdp, *xsdt, *dsdt;
+	size_t dlen;
 
 	if (base + MADT_OFF + mlen > ACPI_TABLES_END)
 		return 0;
@@ -203,7 +307,9 @@ uint64_t acpi_build(const struct guest_mem *mem, unsigned int nr_cpus)
 
 	dsdt = rsdp + DSDT_OFF;
 	memcpy(dsdt + ACPI_HDR_LEN, dsdt_s5, sizeof(dsdt_s5));
-	acpi_header(dsdt, "DSDT", ACPI_HDR_LEN + sizeof(dsdt_s5), 2);
+	dlen = ACPI_HDR_LEN + sizeof(dsdt_s5);
+	dlen += aml_sb_virtio(dsdt + dlen, nr_virtio_mmio);
+	acpi_header(dsdt, "DSDT", (uint32_t)dlen, 2);
 	acpi_fadt(rsdp + FADT_OFF, base + DSDT_OFF);
 	acpi_madt(rsdp + MADT_OFF, nr_cpus);
 

@@ -104,7 +104,9 @@ out:
 int image_load_linux(const struct pmuvm_config *cfg, const struct guest_mem *mem,
 		     const struct file_buf *image, struct linux_boot *boot)
 {
-	struct linux_params p = { .cmdline = cfg->append, .nr_cpus = cfg->nr_cpus };
+	struct linux_params p = {
+		.cmdline = cfg->append, .nr_cpus = cfg->nr_cpus, .nr_virtio_mmio = cfg->nr_virtiofs,
+	};
 	struct file_buf initrd = { 0 };
 	char err[256];
 	int r = 0, e;
@@ -119,6 +121,23 @@ int image_load_linux(const struct pmuvm_config *cfg, const struct guest_mem *mem
 			pr_err("--initrd: cannot read '%s': %s", cfg->initrd, strerror(-e));
 			return PMUVM_EXIT_BAD_IMAGE;
 		}
+		p.initrd = initrd.data;
+		p.initrd_size = initrd.size;
+	}
+	/* pmuvm run's archive follows the initrd's at a 4-byte boundary (newc). */
+	if (cfg->initrd && cfg->initrd_tail_len) {
+		size_t at = (initrd.size + 3) & ~(size_t)3;
+		uint8_t *d = realloc(initrd.data, at + cfg->initrd_tail_len);
+
+		if (!d) {
+			pr_err("out of memory");
+			file_free(&initrd);
+			return PMUVM_EXIT_HOST_ERROR;
+		}
+		memset(d + initrd.size, 0, at - initrd.size);
+		memcpy(d + at, cfg->initrd_tail, cfg->initrd_tail_len);
+		initrd.data = d;
+		initrd.size = at + cfg->initrd_tail_len;
 		p.initrd = initrd.data;
 		p.initrd_size = initrd.size;
 	}

@@ -184,7 +184,7 @@ int linux_load(const struct guest_mem *mem, const uint8_t *img, size_t size,
 		put32(bp + BP_RAMDISK_SIZE, (uint32_t)p->initrd_size);
 	}
 	e820_fill(bp, mem);
-	rsdp = acpi_build(mem, p->nr_cpus);
+	rsdp = acpi_build(mem, p->nr_cpus, p->nr_virtio_mmio);
 	if (!rsdp)
 		return fail(err, errlen, -E2BIG, "too many vCPUs for the ACPI tables");
 	if (le16(img + BP_VERSION) >= 0x20e)		/* acpi_rsdp_addr: protocol 2.14 */

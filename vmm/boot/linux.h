@@ -29,6 +29,7 @@ struct linux_params {
 	const uint8_t *initrd;
 	size_t initrd_size;
 	unsigned int nr_cpus;	/* in the ACPI tables' MADT */
+	unsigned int nr_virtio_mmio;	/* in their DSDT (boot/acpi.h) */
 };
 
 /* True if `img` carries the boot protocol's setup header ("HdrS"). */

@@ -10,11 +10,21 @@ int uart_init(struct vm *vm);
 void uart_exit(struct vm *vm);
 /* Writes what the guest printed so far: 0, or -errno if its output failed. */
 int uart_flush(struct vm *vm);
+/*
+ * One byte of input, into the receive FIFO: waits while it is full or the
+ * guest holds RTS down. 0, or -ESHUTDOWN once uart_close_input() was called.
+ */
+int uart_receive(struct vm *vm, uint8_t c);
+/* Ends input: uart_receive() returns at once from now on. */
+void uart_close_input(struct vm *vm);
 int debug_exit_init(struct vm *vm);
 int fw_cfg_init(struct vm *vm);
 int rtc_init(struct vm *vm);
 int i8042_init(struct vm *vm);
 int acpi_pm_init(struct vm *vm);
 void fw_cfg_exit(struct vm *vm);
+/* One virtio-fs device per --virtiofs, connected to its back end (virtio_fs.c). */
+int virtio_fs_init(struct vm *vm);
+void virtio_fs_exit(struct vm *vm);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include "exitcode.h"
 #include "log.h"
+#include "machine/mmio.h"
 #include "machine/vm.h"
 
 typedef void (*vcpu_exit_fn)(struct vcpu *vcpu);
@@ -47,8 +48,8 @@ static void exit_mmio(struct vcpu *vcpu)
 	struct kvm_run *run = vcpu->run;
 
 	vcpu->exits[VCPU_EXIT_MMIO]++;
-	mmio_unhandled(vcpu, run->mmio.phys_addr, run->mmio.is_write, run->mmio.data,
-		       run->mmio.len);
+	mmio_dispatch(vcpu, run->mmio.phys_addr, run->mmio.is_write, run->mmio.data,
+		      run->mmio.len);
 }
 
 /*

@@ -11,6 +11,7 @@
 #include "kvm/probe.h"
 #include "log.h"
 #include "machine/cpuid.h"
+#include "machine/mmio.h"
 #include "machine/vm.h"
 
 /* Where QEMU's pc machine puts the TSS KVM needs on VMX hosts (below the BIOS). */
@@ -20,8 +21,23 @@ static int vm_setup_memory(struct vm *vm)
 {
 	unsigned int i;
 
-	vm->ram = mmap(NULL, vm->ram_size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	/*
+	 * RAM a vhost-user back end maps too (dev/virtio_fs.c) lives in a
+	 * memfd it is handed; otherwise anonymous memory.
+	 */
+	if (vm->cfg->shared_ram) {
+		vm->ram_fd = memfd_create("pmuvm-ram", MFD_CLOEXEC);
+		if (vm->ram_fd < 0 || ftruncate(vm->ram_fd, (off_t)vm->ram_size) < 0) {
+			pr_err("cannot create %llu bytes of shared guest RAM (memfd): %s",
+			       (unsigned long long)vm->ram_size, strerror(errno));
+			return PMUVM_EXIT_HOST_ERROR;
+		}
+		vm->ram = mmap(NULL, vm->ram_size, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_NORESERVE, vm->ram_fd, 0);
+	} else {
+		vm->ram = mmap(NULL, vm->ram_size, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	}
 	if (vm->ram == MAP_FAILED) {
 		vm->ram = NULL;
 		pr_err("cannot reserve %llu bytes of guest RAM: %s",
@@ -109,7 +125,7 @@ int vm_create(struct vm *vm, const struct pmuvm_config *cfg, const struct board 
 	memset(vm, 0, sizeof(*vm));
 	vm->cfg = cfg;
 	vm->board = board;
-	vm->kvm_fd = vm->vm_fd = -1;
+	vm->kvm_fd = vm->vm_fd = vm->ram_fd = -1;
 	vm->ram_size = cfg->mem_size;
 	vm_stop_init(vm);
 
@@ -214,17 +230,20 @@ void vm_destroy(struct vm *vm)
 		vcpu_destroy(&vm->vcpus[i]);
 	free(vm->vcpus);
 	pio_bus_exit(vm);
+	mmio_bus_exit(vm);
 	for (i = vm->board ? vm->board->nr_features : 0; i-- > 0;)
 		if (vm->board->features[i]->vm_exit)
 			vm->board->features[i]->vm_exit(vm);
 	free(vm->supported_cpuid);
 	if (vm->ram)
 		munmap(vm->ram, vm->ram_size);
+	if (vm->ram_fd >= 0)
+		close(vm->ram_fd);
 	if (vm->vm_fd >= 0)
 		close(vm->vm_fd);
 	if (vm->kvm_fd >= 0)
 		close(vm->kvm_fd);
 	vm->vcpus = NULL;
 	vm->ram = NULL;
-	vm->vm_fd = vm->kvm_fd = -1;
+	vm->vm_fd = vm->kvm_fd = vm->ram_fd = -1;
 }

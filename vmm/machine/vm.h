@@ -86,8 +86,11 @@ struct vm {
 
 	struct timespec start_time, stop_time;
 	struct pio_bus *pio;
+	struct mmio_bus *mmio;		/* machine/mmio.c; NULL: no MMIO devices */
+	int ram_fd;			/* memfd behind ram when shared (cfg->shared_ram), else -1 */
 	struct uart *uart;
 	struct fw_cfg *fw_cfg;
+	struct virtio_fs_set *virtio_fs;	/* dev/virtio_fs.c */
 	struct ucall_log *ucall;	/* guest results (dev/ucall.c) */
 
 	struct vm_pmu *pmu;		/* the PMU layer's VM-wide state (pmu/vcpu_pmu.h) */

@@ -1,0 +1,294 @@
+/*
+ * pmuvm run (vmm/run/, docs/run.md): a command of this machine's, in the
+ * current directory, in a Linux guest with pmuvm's PMU; its exit status,
+ * standard input and output, files it writes, perf and rr on programs
+ * built here, threads on two vCPUs. Each test boots Debian's kernel, so
+ * they run where KVM runs guest kernel mode natively, and in the lab;
+ * where KVM emulates it, and without virtiofsd or a kernel, they say SKIP.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "expect.h"
+#include "pmuvm_run.h"
+#include "suite.h"
+
+/* A boot takes minutes in the lab; rr's two boots and perf's take longer. */
+#define RUN_LIMIT_S	900
+
+/* NULL where pmuvm run can be tried here, else why not (asked once). */
+static const char *run_unsuitable(void)
+{
+	static char why[512];
+	static int known;
+	struct pmuvm_result r;
+
+	if (known)
+		return why[0] ? why : NULL;
+	known = 1;
+	if (kvm_unusable_reason()) {
+		snprintf(why, sizeof(why), "%s", kvm_unusable_reason());
+		return why;
+	}
+	pmuvm_run(&r, guest_path("boot"));
+	ck_assert_msg(r.report, "boot guest: no report (status %d)\n%s", r.status, r.err);
+	if (json_object_get_boolean(json_get(r.report, "debug.host.kernel_mode_emulated")))
+		snprintf(why, sizeof(why),
+			 "this host's KVM emulates guest kernel mode (debug.host.kernel_mode_slowdown %llu): a Linux boot takes many minutes here; make check-lab runs it",
+			 (unsigned long long)json_u64(r.report, "debug.host.kernel_mode_slowdown"));
+	pmuvm_result_free(&r);
+	if (!why[0] && access("/usr/lib/qemu/virtiofsd", X_OK) && access("/usr/libexec/virtiofsd", X_OK))
+		snprintf(why, sizeof(why), "no virtiofsd (qemu-system-common)");
+	return why[0] ? why : NULL;
+}
+
+#define REQUIRE_RUN()							\
+	do {								\
+		const char *why_ = run_unsuitable();			\
+		if (why_) {						\
+			printf("SKIP: %s: %s\n", __func__, why_);	\
+			return;						\
+		}							\
+	} while (0)
+
+/* A directory of its own for each test, the guest's current directory. */
+static const char *test_dir(const char *name)
+{
+	static char dir[512];
+
+	snprintf(dir, sizeof(dir), "%s", tmp_path(name));
+	mkdir(dir, 0755);
+	return dir;
+}
+
+/*
+ * `script` under sh in `dir`, with $PMUVM pmuvm and $SRC the source tree;
+ * standard input /dev/null unless the script says otherwise. False (after
+ * SKIP) when pmuvm run found no kernel here.
+ */
+static bool run_sh(struct pmuvm_result *r, const char *dir, const char *script)
+{
+	char pmuvm[600], src[600], full[4096], cwd[512];
+	const char *env[] = { pmuvm, src, NULL };
+
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+	snprintf(pmuvm, sizeof(pmuvm), "PMUVM=%s%s%s", pmuvm_path()[0] == '/' ? "" : cwd,
+		 pmuvm_path()[0] == '/' ? "" : "/", pmuvm_path());
+	snprintf(src, sizeof(src), "SRC=%s", cwd);
+	snprintf(full, sizeof(full), "cd '%s' && exec </dev/null && %s", dir, script);
+	ck_assert_int_eq(cmd_run(r, env, RUN_LIMIT_S, (const char *const[]){ "sh", "-c", full, NULL }), 0);
+	if (r->status == 14 && strstr(r->err, "pmuvm-kernel:")) {
+		printf("SKIP: pmuvm run: no kernel: %s", r->err);
+		pmuvm_result_free(r);
+		return false;
+	}
+	return true;
+}
+
+START_TEST(test_run_true)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_RUN();
+	if (!run_sh(&r, test_dir("true"), "\"$PMUVM\" run -- true"))
+		return;
+	ck_assert_msg(r.status == 0, "status %d\n%s%s", r.status, r.out, r.err);
+	ck_assert_str_eq(r.out, "");
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_run_exit_status)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_RUN();
+	if (!run_sh(&r, test_dir("exit3"), "\"$PMUVM\" run -- sh -c 'exit 3'"))
+		return;
+	ck_assert_msg(r.status == 3, "status %d\n%s%s", r.status, r.out, r.err);
+	pmuvm_result_free(&r);
+	/* Killed by a signal: 128 + N, as a shell says it. */
+	if (!run_sh(&r, test_dir("exit3"), "\"$PMUVM\" run -- sh -c 'kill -TERM $$'"))
+		return;
+	ck_assert_msg(r.status == 128 + 15, "status %d\n%s%s", r.status, r.out, r.err);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_run_not_found)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_RUN();
+	if (!run_sh(&r, test_dir("notfound"), "\"$PMUVM\" run -- pmuvm-no-such-command"))
+		return;
+	ck_assert_msg(r.status == 127, "status %d\n%s%s", r.status, r.out, r.err);
+	ck_assert_str_eq(r.out, "pmuvm run: pmuvm-no-such-command: command not found\n");
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_run_stdin)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_RUN();
+	if (!run_sh(&r, test_dir("stdin"), "echo hi | \"$PMUVM\" run -- cat"))
+		return;
+	ck_assert_msg(r.status == 0, "status %d\n%s%s", r.status, r.out, r.err);
+	ck_assert_str_eq(r.out, "hi\n");
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/*
+ * On a terminal (script(1) gives pmuvm a pty): the guest's console is the
+ * command's controlling terminal, and Ctrl-C, sent once the command has
+ * written a file in the shared directory (before, it would reach pmuvm
+ * through the pty before pmuvm makes it raw), interrupts the command, not
+ * pmuvm: 128 + SIGINT.
+ */
+START_TEST(test_run_terminal_ctrl_c)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_RUN();
+	if (!have_program("script")) {
+		printf("SKIP: %s: script(1) not installed (bsdutils)\n", __func__);
+		return;
+	}
+	if (!run_sh(&r, test_dir("tty"),
+		    "(while [ ! -e ready ]; do sleep 1; done; printf '\\003') | "
+		    "script -qec \"'$PMUVM' run -- sh -c 'tty; touch ready; sleep 300'\" /dev/null"))
+		return;
+	ck_assert_msg(r.status == 128 + 2, "status %d\n%s%s", r.status, r.out, r.err);
+	ck_assert_msg(strstr(r.out, "/dev/ttyS0"), "%s", r.out);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_run_writes_cwd)
+{
+	struct pmuvm_result r;
+	const char *dir = test_dir("write");
+	char path[600], *got;
+	struct stat st;
+
+	REQUIRE_RUN();
+	if (!run_sh(&r, dir, "\"$PMUVM\" run -- sh -c 'echo written in the guest > out.txt; id -u'"))
+		return;
+	ck_assert_msg(r.status == 0, "status %d\n%s%s", r.status, r.out, r.err);
+	snprintf(path, sizeof(path), "%s/out.txt", dir);
+	got = read_file_str(path);
+	ck_assert_ptr_nonnull(got);
+	ck_assert_str_eq(got, "written in the guest\n");
+	free(got);
+	/* As the caller: the guest's id -u is ours, and so is the file. */
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_uid, getuid());
+	ck_assert_uint_eq(strtoul(r.out, NULL, 10), getuid());
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/* tests/linux/loop.S: 20,004 user-mode instructions, 10,001 branches (docs/linux-guests.md). */
+START_TEST(test_run_perf_stat_exact)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_RUN();
+	if (!run_sh(&r, test_dir("stat"),
+		    "cc -nostdlib -static -o loop \"$SRC/tests/linux/loop.S\" && "
+		    "\"$PMUVM\" run -- perf stat -x, -e instructions:u,branches:u ./loop"))
+		return;
+	ck_assert_msg(r.status == 0, "status %d\n%s%s", r.status, r.out, r.err);
+	ck_assert_msg(strstr(r.out, "20004,,instructions:u,"), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "10001,,branches:u,"), "%s", r.out);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/*
+ * perf record in the guest, perf report here: the first record only lets
+ * the kernel learn its PMI cost, and both sample at 1000 Hz, which the lab
+ * can give (docs/linux-guests.md, "The first perf record"; at perf's
+ * default 4000 Hz the lab's samples land on the kernel's WRMSRs).
+ */
+START_TEST(test_run_perf_record)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_RUN();
+	if (!run_sh(&r, test_dir("record"),
+		    "cc -O1 -o hot \"$SRC/tests/linux/hot.c\" && "
+		    "\"$PMUVM\" run -- sh -c 'perf record -q -F 1000 -o warm.data ./hot >/dev/null 2>&1; "
+		    "perf record -q -F 1000 -o perf.data ./hot' && "
+		    "perf report -i perf.data --stdio --sort sym -q 2>/dev/null | grep -m1 ."))
+		return;
+	ck_assert_msg(r.status == 0, "status %d\n%s%s", r.status, r.out, r.err);
+	ck_assert_msg(strstr(r.out, "hot_function"), "%s%s", r.out, r.err);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/* rr record in one VM, rr replay -a in another, the trace in the shared directory. */
+START_TEST(test_run_rr)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_RUN();
+	if (!have_program("rr")) {
+		printf("SKIP: %s: rr not installed (make deps-check)\n", __func__);
+		return;
+	}
+	if (!run_sh(&r, test_dir("rr"),
+		    "cc -O1 -o hot \"$SRC/tests/linux/hot.c\" && export _RR_TRACE_DIR=$PWD/traces && "
+		    "\"$PMUVM\" run --pmu-version 4 -- rr record ./hot 100000 && "
+		    "echo replay && \"$PMUVM\" run --pmu-version 4 -- rr replay -a"))
+		return;
+	ck_assert_msg(r.status == 0, "status %d\n%s%s", r.status, r.out, r.err);
+	ck_assert_msg(strstr(r.out, "replay\n") && strstr(strstr(r.out, "replay\n"), "hot: "),
+		      "%s", r.out);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+START_TEST(test_run_threads)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_RUN();
+	if (!run_sh(&r, test_dir("threads"),
+		    "cc -O1 -pthread -o threads \"$SRC/tests/linux/threads.c\" && "
+		    "\"$PMUVM\" run --cpus 2 -- ./threads"))
+		return;
+	ck_assert_msg(r.status == 0, "status %d\n%s%s", r.status, r.out, r.err);
+	ck_assert_str_eq(r.out, "threads: 4 cpus 2 sum 4000000\n");
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+static Suite *run_suite(void)
+{
+	Suite *s = suite_create("run");
+	TCase *tc = tcase_create("run");
+
+	tcase_set_timeout(tc, 4 * RUN_LIMIT_S);
+	tcase_add_test(tc, test_run_true);
+	tcase_add_test(tc, test_run_exit_status);
+	tcase_add_test(tc, test_run_not_found);
+	tcase_add_test(tc, test_run_stdin);
+	tcase_add_test(tc, test_run_terminal_ctrl_c);
+	tcase_add_test(tc, test_run_writes_cwd);
+	tcase_add_test(tc, test_run_perf_stat_exact);
+	tcase_add_test(tc, test_run_perf_record);
+	tcase_add_test(tc, test_run_rr);
+	tcase_add_test(tc, test_run_threads);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+TEST_SUITE(run_suite)
