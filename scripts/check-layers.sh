@@ -25,7 +25,7 @@ import os, re, sys, tempfile
 # Top to bottom; each line's nodes include only nodes on lines below it.
 LAYERS = """
 main                                    the program: the only place that exits
-board report signals                    the board, the report, stopping
+board report signals run                the board, the report, stopping, pmuvm run
 report_debug progress                   the report's debug part, the progress line
 exact clock pebs rdpmc profile dev      vCPU features and devices
 pmu                                     the PMU glue: model, MSR exits, PMIs, listeners

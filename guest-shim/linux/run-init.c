@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * /init of the initramfs `pmuvm run` boots (vmm/run/, scripts/pmuvm-kernel):
  * loads the modules /modules names, mounts the host's root read-only and

@@ -20,6 +20,19 @@ void test_suite_register(test_suite_fn fn);
 	}
 
 /*
+ * Check tags (tcase_set_tags) by which scripts/run-tests.sh splits the
+ * system tests among labs (tests/lab/README.md):
+ * TEST_TAG_LINUX_BOOT and TEST_TAG_LINUX_RUN boot Linux, each half in a lab
+ * of its own; TEST_TAG_KVM_NEUTRAL test pmuvm's own code above KVM (options,
+ * outputs, guest results, filters, QEMU's runs), whose outcome does not
+ * depend on the kind of KVM, so the lab leaves them out where they ran on
+ * this machine's KVM.
+ */
+#define TEST_TAG_LINUX_BOOT	"linux-boot"
+#define TEST_TAG_LINUX_RUN	"linux-run"
+#define TEST_TAG_KVM_NEUTRAL	"kvm-neutral"
+
+/*
  * A test that cannot run here ends with TEST_SKIP("reason", ...) (a printf
  * format): it passes for Check, and its TAP line carries TAP's SKIP
  * directive, "ok N - FILE # SKIP reason:TCASE:TEST: Passed", which

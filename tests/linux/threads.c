@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pmuvm run's SMP check (tests/system/test_run.c): four threads, each
  * counting to a million with its own counter, on however many CPUs the

@@ -529,6 +529,7 @@ static Suite *cli_suite(void)
 	Suite *s = suite_create("cli");
 	TCase *tc = tcase_create("errors");
 
+	tcase_set_tags(tc, TEST_TAG_KVM_NEUTRAL);
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_usage_errors, 0, sizeof(usage_cases) / sizeof(usage_cases[0]));
 	tcase_add_loop_test(tc, test_event_filter_errors, 0,

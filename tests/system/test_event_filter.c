@@ -86,6 +86,7 @@ static Suite *event_filter_suite(void)
 	Suite *s = suite_create("event_filter_guest");
 	TCase *tc = tcase_create("guest");
 
+	tcase_set_tags(tc, TEST_TAG_KVM_NEUTRAL);
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_event_filter_guest, 0, sizeof(cases) / sizeof(cases[0]));
 	suite_add_tcase(s, tc);

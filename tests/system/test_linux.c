@@ -425,24 +425,19 @@ START_TEST(test_linux_rr)
 }
 END_TEST
 
-/*
- * Every test case boots Linux: tagged LINUX_BOOT_TAG, so that make
- * check-lab runs them in a lab of their own (scripts/run-tests.sh).
- */
-#define LINUX_BOOT_TAG	"linux-boot"
-
+/* Every test case boots Linux: a lab of their own (TEST_TAG_LINUX_BOOT). */
 static Suite *linux_suite(void)
 {
 	Suite *s = suite_create("linux");
 	TCase *tc = tcase_create("boot");
 
-	tcase_set_tags(tc, LINUX_BOOT_TAG);
+	tcase_set_tags(tc, TEST_TAG_LINUX_BOOT);
 	tcase_set_timeout(tc, 600);
 	tcase_add_loop_test(tc, test_linux_boots_with_pmu, 0,
 			    sizeof(linux_cases) / sizeof(linux_cases[0]));
 	suite_add_tcase(s, tc);
 	tc = tcase_create("perf");
-	tcase_set_tags(tc, LINUX_BOOT_TAG);
+	tcase_set_tags(tc, TEST_TAG_LINUX_BOOT);
 	tcase_set_timeout(tc, 900);
 	tcase_add_loop_test(tc, test_linux_perf, 0, sizeof(linux_cases) / sizeof(linux_cases[0]));
 	tcase_add_loop_test(tc, test_linux_perf_kernel, 0,
@@ -450,7 +445,7 @@ static Suite *linux_suite(void)
 	tcase_add_test(tc, test_linux_perf_under_qemu_kvm);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("rr");
-	tcase_set_tags(tc, LINUX_BOOT_TAG);
+	tcase_set_tags(tc, TEST_TAG_LINUX_BOOT);
 	tcase_set_timeout(tc, 1300);
 	tcase_add_loop_test(tc, test_linux_rr, 0, sizeof(rr_boots) / sizeof(rr_boots[0]));
 	suite_add_tcase(s, tc);

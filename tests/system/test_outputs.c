@@ -829,6 +829,7 @@ static Suite *outputs_suite(void)
 	Suite *s = suite_create("outputs");
 	TCase *tc = tcase_create("outputs");
 
+	tcase_set_tags(tc, TEST_TAG_KVM_NEUTRAL);
 	tcase_set_timeout(tc, 180);
 	tcase_add_test(tc, test_report_dash);
 	tcase_add_test(tc, test_report_symlink);

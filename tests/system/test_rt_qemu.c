@@ -45,6 +45,7 @@ static Suite *rt_qemu_suite(void)
 	Suite *s = suite_create("rt_qemu");
 	TCase *tc = tcase_create("threads");
 
+	tcase_set_tags(tc, TEST_TAG_KVM_NEUTRAL);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_rt_threads_qemu);
 	suite_add_tcase(s, tc);

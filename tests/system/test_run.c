@@ -1,10 +1,12 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pmuvm run (vmm/run/, docs/run.md): a command of this machine's, in the
  * current directory, in a Linux guest with pmuvm's PMU; its exit status,
  * standard input and output, files it writes, perf and rr on programs
  * built here, threads on two vCPUs. Each test boots Debian's kernel, so
  * they run where KVM runs guest kernel mode natively, and in the lab;
- * where KVM emulates it, and without virtiofsd or a kernel, they say SKIP.
+ * where KVM emulates it, and without virtiofsd or a kernel, they are
+ * counted skips.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,10 +50,8 @@ static const char *run_unsuitable(void)
 #define REQUIRE_RUN()							\
 	do {								\
 		const char *why_ = run_unsuitable();			\
-		if (why_) {						\
-			printf("SKIP: %s: %s\n", __func__, why_);	\
-			return;						\
-		}							\
+		if (why_)						\
+			TEST_SKIP("%s", why_);				\
 	} while (0)
 
 /* A directory of its own for each test, the guest's current directory. */
@@ -67,7 +67,7 @@ static const char *test_dir(const char *name)
 /*
  * `script` under sh in `dir`, with $PMUVM pmuvm and $SRC the source tree;
  * standard input /dev/null unless the script says otherwise. False (after
- * SKIP) when pmuvm run found no kernel here.
+ * test_skip()) when pmuvm run found no kernel here.
  */
 static bool run_sh(struct pmuvm_result *r, const char *dir, const char *script)
 {
@@ -81,7 +81,7 @@ static bool run_sh(struct pmuvm_result *r, const char *dir, const char *script)
 	snprintf(full, sizeof(full), "cd '%s' && exec </dev/null && %s", dir, script);
 	ck_assert_int_eq(cmd_run(r, env, RUN_LIMIT_S, (const char *const[]){ "sh", "-c", full, NULL }), 0);
 	if (r->status == 14 && strstr(r->err, "pmuvm-kernel:")) {
-		printf("SKIP: pmuvm run: no kernel: %s", r->err);
+		test_skip("pmuvm run: no kernel: %.*s", (int)strcspn(r->err, "\n"), r->err);
 		pmuvm_result_free(r);
 		return false;
 	}
@@ -156,10 +156,8 @@ START_TEST(test_run_terminal_ctrl_c)
 	struct pmuvm_result r;
 
 	REQUIRE_RUN();
-	if (!have_program("script")) {
-		printf("SKIP: %s: script(1) not installed (bsdutils)\n", __func__);
-		return;
-	}
+	if (!have_program("script"))
+		TEST_SKIP("script(1) not installed (bsdutils)");
 	if (!run_sh(&r, test_dir("tty"),
 		    "(while [ ! -e ready ]; do sleep 1; done; printf '\\003') | "
 		    "script -qec \"'$PMUVM' run -- sh -c 'tty; touch ready; sleep 300'\" /dev/null"))
@@ -240,10 +238,8 @@ START_TEST(test_run_rr)
 	struct pmuvm_result r;
 
 	REQUIRE_RUN();
-	if (!have_program("rr")) {
-		printf("SKIP: %s: rr not installed (make deps-check)\n", __func__);
-		return;
-	}
+	if (!have_program("rr"))
+		TEST_SKIP("rr not installed (make deps-check)");
 	if (!run_sh(&r, test_dir("rr"),
 		    "cc -O1 -o hot \"$SRC/tests/linux/hot.c\" && export _RR_TRACE_DIR=$PWD/traces && "
 		    "\"$PMUVM\" run --pmu-version 4 -- rr record ./hot 100000 && "
@@ -276,6 +272,7 @@ static Suite *run_suite(void)
 	Suite *s = suite_create("run");
 	TCase *tc = tcase_create("run");
 
+	tcase_set_tags(tc, TEST_TAG_LINUX_RUN);
 	tcase_set_timeout(tc, 4 * RUN_LIMIT_S);
 	tcase_add_test(tc, test_run_true);
 	tcase_add_test(tc, test_run_exit_status);

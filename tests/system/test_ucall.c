@@ -182,6 +182,7 @@ static Suite *ucall_system_suite(void)
 	Suite *s = suite_create("ucall_guest");
 	TCase *tc = tcase_create("guest");
 
+	tcase_set_tags(tc, TEST_TAG_KVM_NEUTRAL);
 	tcase_set_timeout(tc, 150);
 	tcase_add_test(tc, test_ucall_hostile);
 	tcase_add_loop_test(tc, test_ucall_guest_failures, 0,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pmuvm run's description of the command (vmm/run/spec.c) as the kernel's
  * initramfs unpacker reads it: newc headers, names and data padded to 4

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The virtio-mmio register model (vmm/dev/virtio_mmio.c) driven as Linux's
  * virtio_mmio driver drives it, and the vhost-user encoders

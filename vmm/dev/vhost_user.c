@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * vhost-user messages (QEMU's docs/interop/vhost-user.rst): a 12-byte
  * header {request, flags, size} and the payload, in the host's byte order

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The front end of the vhost-user protocol (QEMU's docs/interop/
  * vhost-user.rst): messages to a back end such as virtiofsd over a unix

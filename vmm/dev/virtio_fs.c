@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * virtio-fs (Virtio 1.2, 5.11) on virtio-mmio, served by a vhost-user back
  * end (virtiofsd) over a unix socket: one device per --virtiofs TAG=SOCKET,

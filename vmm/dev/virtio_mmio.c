@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The virtio-mmio register model (Virtio 1.2, 4.2.2). Used-buffer
  * notifications reach the guest from the back end through KVM_IRQFD, past

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The virtio-mmio transport, version 2 ("modern"; Virtio 1.2, 4.2.2): the
  * register model, pure C so unit tests drive it. A device (vmm/dev/

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 #include <stdlib.h>
 
 #include "exitcode.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The MMIO bus: address ranges devices claim (vmm/dev/virtio_fs.c); an
  * access nobody claims goes to mmio_unhandled() (pio.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pmuvm run's console: pmuvm's standard input into the guest's UART, with
  * the terminal in raw mode while the guest runs when it is one (so Ctrl-C,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pmuvm run: the pieces around an ordinary Linux boot (docs/run.md). The
  * kernel and initramfs come from the pmuvm-kernel helper (installed beside

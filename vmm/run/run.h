@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * `pmuvm run [options] [--kernel FILE] [--] [COMMAND [ARG...]]`
  * (docs/run.md): a Linux kernel booted with the host's root read-only and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The newc ("070701") cpio format the kernel's initramfs unpacker reads
  * (Documentation/driver-api/early-userspace/buffer-format.rst): a 110-byte

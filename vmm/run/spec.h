@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What `pmuvm run` tells the guest's init (guest-shim/linux/run-init.c):
  * the command, its user, directory, environment and terminal, packed as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * virtiofsd, the back end of pmuvm run's shares: started with a listening
  * socket of pmuvm's (--fd), in its own process group so that the
