@@ -41,6 +41,14 @@
 #define CLOCK_CPL_SAMPLE_NS	4000000ULL
 #define CLOCK_CPL_SHORT_NS	50000ULL
 
+/*
+ * After cycles were held back from a wrap, the kick comes at random within
+ * this many exit costs after entry, so that the PMI finds the guest where
+ * it spends its time, not just past the exit (docs/counting.md, "Sampling
+ * on cycles").
+ */
+#define CLOCK_HELD_SPREAD	10ULL
+
 /* What a run that entered the guest counts at least (clock_exits_ns()). */
 #define CLOCK_MIN_RUN_NS	1ULL
 
@@ -127,12 +135,17 @@ static uint64_t events_to_overflow_any_cpl(const struct vpmu *pmu, enum pmu_arch
  * The CPU time to the next CPL sample: uniform in [1/2, 3/2] of
  * CLOCK_CPL_SAMPLE_NS (xorshift64, seeded per vCPU: runs stay comparable).
  */
-static uint64_t clock_cpl_interval(struct clock_state *c)
+static uint64_t clock_rand(struct clock_state *c)
 {
 	c->cpl_rand ^= c->cpl_rand << 13;
 	c->cpl_rand ^= c->cpl_rand >> 7;
 	c->cpl_rand ^= c->cpl_rand << 17;
-	return CLOCK_CPL_SAMPLE_NS / 2 + c->cpl_rand % CLOCK_CPL_SAMPLE_NS;
+	return c->cpl_rand;
+}
+
+static uint64_t clock_cpl_interval(struct clock_state *c)
+{
+	return CLOCK_CPL_SAMPLE_NS / 2 + clock_rand(c) % CLOCK_CPL_SAMPLE_NS;
 }
 
 static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
@@ -147,6 +160,7 @@ static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
 	c->timing = vpmu_counted_events(&vcpu->pmu->model) & CLOCK_EVENTS;
 	vcpu->time_run = c->timing;
 	if (!c->timing) {
+		c->core_held = c->ref_held = 0;
 		c->cpl_sampling = false;
 		if (c->timer_armed)
 			clock_arm(c, UINT64_MAX);
@@ -155,15 +169,21 @@ static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
 	core = events_to_overflow_any_cpl(&vcpu->pmu->model, PMU_EV_CORE_CYCLES);
 	ref = events_to_overflow_any_cpl(&vcpu->pmu->model, PMU_EV_REF_CYCLES);
 
+	/* Cycles held back from an overflow count at the next run's end. */
 	if (core != UINT64_MAX)
-		ns = cycles_to_ns(core, c->core_khz, c->core_rem);
+		ns = cycles_to_ns(core - min_u64(core, c->core_held), c->core_khz, c->core_rem);
 	if (ref != UINT64_MAX)
-		ns = min_u64(ns, cycles_to_ns(ref, c->ref_khz, c->ref_rem));
+		ns = min_u64(ns, cycles_to_ns(ref - min_u64(ref, c->ref_held), c->ref_khz, c->ref_rem));
 	/* The run's exit to pmuvm will not count: the overflow is that much later. */
 	if (ns != UINT64_MAX)
 		ns += vcpu->vm->exit_cost_ns;
+	if (c->core_held || c->ref_held)
+		ns = vcpu->vm->exit_cost_ns +
+		     clock_rand(c) % (CLOCK_HELD_SPREAD * vcpu->vm->exit_cost_ns + 1);
 	if (kvm_stat_read(&c->exits, &c->run_start_exits))
 		c->run_start_exits = UINT64_MAX;
+	if (kvm_stat_read(&c->irq_exits, &c->run_start_irq_exits))
+		c->run_start_irq_exits = UINT64_MAX;
 	/*
 	 * The CPL sample is due after its interval of CPU time spent running
 	 * with a CPL-filtered cycle counter, whatever other exits happen in
@@ -240,11 +260,59 @@ static unsigned int clock_run_cpl(struct vcpu *vcpu, uint64_t ns)
 	return c->cpl_held;
 }
 
+/*
+ * Whether the kick that ended this run stopped guest code: every exit in
+ * the run was an external interrupt (the timer's own among them). A kick
+ * that came while KVM handled another exit, or while pmuvm handled one
+ * (KVM_RUN then returns before entering), leaves RIP just after that
+ * exit's instruction (a WRMSR, an EOI write), no fair sample of where the
+ * guest runs. Without KVM's statistics: a run longer than an exit's cost.
+ */
+static bool clock_run_clean_kick(struct vcpu *vcpu, uint64_t ns)
+{
+	const struct clock_state *c = vcpu->pmu->clock;
+	uint64_t exits, irqs;
+
+	if (!clock_run_kicked(vcpu))
+		return false;
+	if (c->run_start_exits == UINT64_MAX || c->run_start_irq_exits == UINT64_MAX ||
+	    kvm_stat_read(&c->exits, &exits) || kvm_stat_read(&c->irq_exits, &irqs))
+		return ns > vcpu->vm->exit_cost_ns;
+	return irqs > c->run_start_irq_exits &&
+	       exits - c->run_start_exits == irqs - c->run_start_irq_exits;
+}
+
+/*
+ * `n` cycles of `ev` at `cpl`, plus those held back before. Only a clean
+ * kick (above) may make a counter wrap: otherwise the count stops one short
+ * and the rest waits for the next run, and before_run arms the timer for
+ * it, so the PMI comes at a kick inside guest code, a run later, as a
+ * hardware PMI comes with skid (docs/counting.md, "Sampling on cycles").
+ */
+static void clock_count(struct vcpu *vcpu, enum pmu_arch_event ev, uint64_t n, unsigned int cpl,
+			bool clean, uint64_t *held)
+{
+	uint64_t left;
+
+	n += *held;
+	*held = 0;
+	if (!clean) {
+		left = vpmu_events_to_overflow(&vcpu->pmu->model, ev, cpl);
+		if (left != UINT64_MAX && n >= left) {
+			*held = n - (left - 1);
+			n = left - 1;
+			vcpu->pmu->clock->overflows_held++;
+		}
+	}
+	vpmu_count(&vcpu->pmu->model, ev, n, cpl);
+}
+
 static __attribute__((noinline)) void clock_account(struct vcpu *vcpu)
 {
 	struct clock_state *c = vcpu->pmu->clock;
 	unsigned int cpl;
 	uint64_t ns, exit_ns;
+	bool clean;
 
 	if (!c->timing)
 		return;
@@ -255,8 +323,11 @@ static __attribute__((noinline)) void clock_account(struct vcpu *vcpu)
 	c->exit_ns += exit_ns;
 	c->guest_ns += ns;
 	cpl = clock_run_cpl(vcpu, ns);
-	vpmu_count(&vcpu->pmu->model, PMU_EV_CORE_CYCLES, ns_to_cycles(ns, c->core_khz, &c->core_rem), cpl);
-	vpmu_count(&vcpu->pmu->model, PMU_EV_REF_CYCLES, ns_to_cycles(ns, c->ref_khz, &c->ref_rem), cpl);
+	clean = clock_run_clean_kick(vcpu, vcpu->run_cpu_ns);
+	clock_count(vcpu, PMU_EV_CORE_CYCLES, ns_to_cycles(ns, c->core_khz, &c->core_rem), cpl,
+		    clean, &c->core_held);
+	clock_count(vcpu, PMU_EV_REF_CYCLES, ns_to_cycles(ns, c->ref_khz, &c->ref_rem), cpl,
+		    clean, &c->ref_held);
 }
 
 /*
@@ -304,6 +375,9 @@ static int clock_vcpu_init(struct vcpu *vcpu)
 	if (kvm_stat_open(vcpu->fd, "exits", &c->exits))
 		pr_debug("vCPU %d: no \"exits\" statistic: KVM's own exits count as cycles",
 			 vcpu->id);
+	if (kvm_stat_open(vcpu->fd, "irq_exits", &c->irq_exits))
+		pr_debug("vCPU %d: no \"irq_exits\" statistic: kicks are told apart by length",
+			 vcpu->id);
 	vcpu->pmu->clock = c;
 	return 0;
 }
@@ -311,6 +385,7 @@ static int clock_vcpu_init(struct vcpu *vcpu)
 static void clock_vcpu_exit(struct vcpu *vcpu)
 {
 	kvm_stat_close(&vcpu->pmu->clock->exits);
+	kvm_stat_close(&vcpu->pmu->clock->irq_exits);
 	free(vcpu->pmu->clock);
 	vcpu->pmu->clock = NULL;
 }
