@@ -48,6 +48,12 @@
  * on cycles").
  */
 #define CLOCK_HELD_SPREAD	10ULL
+/*
+ * Held cycles are let through after this many runs that ended elsewhere: a
+ * guest that polls GLOBAL_STATUS with RDMSR exits at every run and must
+ * still see its counter wrap.
+ */
+#define CLOCK_HELD_MAX_RUNS	8U
 
 /* What a run that entered the guest counts at least (clock_exits_ns()). */
 #define CLOCK_MIN_RUN_NS	1ULL
@@ -161,6 +167,7 @@ static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
 	vcpu->time_run = c->timing;
 	if (!c->timing) {
 		c->core_held = c->ref_held = 0;
+		c->held_runs = 0;
 		c->cpl_sampling = false;
 		if (c->timer_armed)
 			clock_arm(c, UINT64_MAX);
@@ -284,10 +291,11 @@ static bool clock_run_clean_kick(struct vcpu *vcpu, uint64_t ns)
 
 /*
  * `n` cycles of `ev` at `cpl`, plus those held back before. Only a clean
- * kick (above) may make a counter wrap: otherwise the count stops one short
- * and the rest waits for the next run, and before_run arms the timer for
- * it, so the PMI comes at a kick inside guest code, a run later, as a
- * hardware PMI comes with skid (docs/counting.md, "Sampling on cycles").
+ * kick (above) may make a counter wrap, or the CLOCK_HELD_MAX_RUNS-th run
+ * since cycles were held: otherwise the count stops one short and the rest
+ * waits for the next run, and before_run arms the timer for it, so the PMI
+ * comes at a kick inside guest code, a run later, as a hardware PMI comes
+ * with skid (docs/counting.md, "Sampling on cycles").
  */
 static void clock_count(struct vcpu *vcpu, enum pmu_arch_event ev, uint64_t n, unsigned int cpl,
 			bool clean, uint64_t *held)
@@ -324,6 +332,10 @@ static __attribute__((noinline)) void clock_account(struct vcpu *vcpu)
 	c->guest_ns += ns;
 	cpl = clock_run_cpl(vcpu, ns);
 	clean = clock_run_clean_kick(vcpu, vcpu->run_cpu_ns);
+	if (c->core_held || c->ref_held)
+		clean |= ++c->held_runs >= CLOCK_HELD_MAX_RUNS;
+	if (clean)
+		c->held_runs = 0;
 	clock_count(vcpu, PMU_EV_CORE_CYCLES, ns_to_cycles(ns, c->core_khz, &c->core_rem), cpl,
 		    clean, &c->core_held);
 	clock_count(vcpu, PMU_EV_REF_CYCLES, ns_to_cycles(ns, c->ref_khz, &c->ref_rem), cpl,

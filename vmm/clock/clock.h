@@ -34,6 +34,7 @@ struct clock_state {
 	struct kvm_stat irq_exits;	/* its "irq_exits" (external interrupts) */
 	uint64_t run_start_irq_exits;	/* ...when KVM_RUN was entered */
 	uint64_t core_held, ref_held;	/* cycles held back from an overflow */
+	unsigned int held_runs;		/* runs since they were held */
 	uint64_t overflows_held;	/* runs that held an overflow back (report) */
 };
 
