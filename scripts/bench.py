@@ -529,7 +529,8 @@ def virtiofsd_start(binary, source, sock):
         s.close()
 
 
-def qemu_run(qemu, fsd, helper, init, tmp, cpu, argv=("true",)):
+def qemu_run(qemu, fsd, helper, init, tmp, cpu, argv=("true",), machine="microvm",
+             append=RUN_APPEND, timeout=RUN_TIMEOUT):
     """QEMU/KVM doing what `pmuvm run -- ARGV` does, timed from the kernel helper
     to QEMU's exit; returns (wall seconds, helper seconds, QEMU's CompletedProcess)."""
     t0 = time.monotonic()
@@ -548,20 +549,28 @@ def qemu_run(qemu, fsd, helper, init, tmp, cpu, argv=("true",)):
             shares.append(virtiofsd_start(fsd, source, sock))
         cmd = [qemu, "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
                # no virtio_mmio.device= on the command line: the DSDT's LNRO0005
-               "-M", "microvm,acpi=on,auto-kernel-cmdline=off,memory-backend=mem",
+               "-M", ("microvm,acpi=on,auto-kernel-cmdline=off,memory-backend=mem"
+                      if machine == "microvm" else machine + ",memory-backend=mem"),
                "-accel", "kvm", "-cpu", cpu, "-smp", "1", "-m", RUN_MEM,
                "-object", "memory-backend-memfd,id=mem,size=%s,share=on" % RUN_MEM,
-               "-kernel", kernel, "-initrd", img, "-append", RUN_APPEND,
+               "-kernel", kernel, "-initrd", img, "-append", append,
                "-chardev", "stdio,id=con", "-serial", "chardev:con",
                "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+        if machine == "microvm":
+            # microvm's virtio-mmio is legacy (version 1) by default, which
+            # virtiofsd's libvhost-user refuses; pmuvm's is version 2
+            cmd += ["-global", "virtio-mmio.force-legacy=false"]
         for tag in ("root", "cwd"):
             cmd += ["-chardev", "socket,id=fs-%s,path=%s" % (tag, os.path.join(tmp, tag + ".sock")),
-                    "-device", "vhost-user-fs-device,chardev=fs-%s,tag=%s" % (tag, tag)]
+                    "-device", "vhost-user-fs-%s,chardev=fs-%s,tag=%s" % (
+                        "device" if machine == "microvm" else "pci", tag, tag)]
         try:
             p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                               timeout=RUN_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            die("QEMU/KVM's run of %r did not end in %d s" % (argv, RUN_TIMEOUT))
+                               timeout=timeout)
+        except subprocess.TimeoutExpired as e:
+            out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else e.stdout
+            die("QEMU/KVM's run of %r did not end in %d s:\n%s" % (argv, timeout,
+                                                                  (out or "")[-3000:]))
     finally:
         # as pmuvm ends them (SIGKILL), inside the time measured
         for d in shares:
