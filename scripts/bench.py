@@ -8,13 +8,14 @@ run fails only if a guest fails or the exact source shows skid.  Compared
 quantities are measured in the same run, interleaved (A/B/A/B), and
 reported as the median with the min..max spread of the per-pair values.
 
-usage: scripts/bench.py [BUILD_DIR] [--quick] [--linux-only OUT.json]
+usage: scripts/bench.py [BUILD_DIR] [--quick] [--linux-only OUT.json [--only linux,run]]
 """
 import json
 import os
 import platform
 import re
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -362,23 +363,8 @@ def linux_boot(cmd):
     return wall, steps, out
 
 
-def bench_linux(kernel_mode_emulated):
+def bench_linux():
     """Debian's kernel with the perf image: boot time beside QEMU/KVM, each check's cost."""
-    if kernel_mode_emulated:
-        # A Linux boot takes many minutes where KVM emulates guest kernel
-        # mode (kvm_pvm): this section runs in the lab instead.
-        with tempfile.TemporaryDirectory(dir=os.path.abspath(BUILD)) as tmp:
-            out = os.path.join(tmp, "linux.json")
-            p = subprocess.run(["tests/lab/pmuvm-lab", "--quiet", "--", sys.executable,
-                                sys.argv[0], BUILD] + (["--quick"] if QUICK else []) +
-                               ["--linux-only", out], capture_output=True, text=True)
-            if p.returncode != 0 or not os.path.exists(out):
-                die("the Linux section in the lab failed (status %d):\n%s%s" % (
-                    p.returncode, p.stdout[-3000:], p.stderr[-2000:]))
-            with open(out) as f:
-                res = json.load(f)
-        res["in_lab"] = "this host's KVM emulates guest kernel mode: run in the lab"
-        return res
     qemu = shutil.which(os.environ.get("QEMU", "qemu-system-x86_64"))
     with tempfile.TemporaryDirectory() as tmp:
         img = os.path.join(tmp, "perf.cpio")
@@ -474,6 +460,223 @@ def linux_lines(lx):
     return out
 
 
+# ---- 7. pmuvm run: boot to COMMAND ----------------------------------------------
+# `pmuvm run -- true` (docs/run.md) beside QEMU/KVM booting the same kernel
+# and initramfs with the same spec archive, the same virtiofsd shares and the
+# same kernel command line, on QEMU's microvm machine, whose ACPI DSDT
+# announces its virtio-mmio devices as LNRO0005 as pmuvm's does.
+RUN_APPEND = "console=ttyS0 rdinit=/init panic=-1 quiet loglevel=1"   # vmm/run/run.c, without -v
+RUN_MEM = "1G"               # pmuvm run's default --mem
+RUN_TIMEOUT = 600
+# vmm/run/virtiofsd.c: Debian 13's Rust virtiofsd, Debian 12's (qemu-system-common).
+VIRTIOFSD_PATHS = ("/usr/libexec/virtiofsd", "/usr/lib/qemu/virtiofsd")
+QEMU_FALLBACK_CPU = "qemu64,+x2apic"     # qemu-configs/qemu-run: where -cpu host cannot start
+
+
+def newc(name, mode, ino, data):
+    """One newc cpio entry: header, name, data, each padded to 4 bytes (vmm/run/spec.c)."""
+    name = name.encode() + b"\0"
+    hdr = b"070701" + b"".join(b"%08X" % v for v in (ino, mode, 0, 0, 1, 0, len(data), 0, 0, 0,
+                                                      0, len(name), 0))
+    out = hdr + name
+    out += b"\0" * (-len(out) % 4) + data
+    return out + b"\0" * (-len(out) % 4)
+
+
+def run_spec(argv, env):
+    """The archive pmuvm run appends to the initramfs (vmm/run/spec.c, read by
+    guest-shim/linux/run-init.c): /pmuvm-run's NUL-terminated key=value strings.
+    Standard input and output are not terminals here (the bench's /dev/null and
+    pipe), so the terminal keys are 0, as pmuvm writes them for these runs."""
+    items = [b"uid=%d" % os.getuid(), b"gid=%d" % os.getgid(),
+             b"groups=" + ",".join(str(g) for g in os.getgroups()).encode(),
+             b"cwd=" + os.getcwd().encode(), b"stdin_tty=0", b"stdout_tty=0", b"rows=0",
+             b"cols=0"]
+    items += [b"arg=" + os.fsencode(a) for a in argv]
+    items += [b"env=" + k + b"=" + v for k, v in env.items()]
+    return (newc("pmuvm-run", 0o100644, 1, b"".join(i + b"\0" for i in items)) +
+            newc("TRAILER!!!", 0, 0, b""))
+
+
+def virtiofsd_find():
+    """The virtiofsd pmuvm run would start (vmm/run/virtiofsd.c: virtiofsd_find)."""
+    env = os.environ.get("PMUVM_VIRTIOFSD")
+    if env:
+        return env if os.access(env, os.X_OK) else None
+    for path in VIRTIOFSD_PATHS:
+        if os.access(path, os.X_OK):
+            return path
+    return shutil.which("virtiofsd")
+
+
+def virtiofsd_start(binary, source, sock):
+    """One share as pmuvm run starts it (vmm/run/virtiofsd.c): a listening socket
+    handed over as --fd, chroot sandbox, cache=auto; in a user namespace that
+    maps the caller when unprivileged (docs/run.md, "What needs root")."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.bind(sock)
+    s.listen(1)
+    cmd = [binary, "--fd=%d" % s.fileno(), "-o", "source=" + source, "-o", "cache=auto",
+           "-o", "log_level=err", "-o", "sandbox=chroot"]
+    if os.geteuid() != 0:
+        cmd = ["unshare", "--user", "--map-user=%d" % os.geteuid(),
+               "--map-group=%d" % os.getegid(), "--keep-caps", "--"] + cmd
+    try:
+        return subprocess.Popen(cmd, pass_fds=(s.fileno(),), start_new_session=True,
+                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+    finally:
+        s.close()
+
+
+def qemu_run(qemu, fsd, helper, init, tmp, cpu, argv=("true",), machine="microvm",
+             append=RUN_APPEND, timeout=RUN_TIMEOUT):
+    """QEMU/KVM doing what `pmuvm run -- ARGV` does, timed from the kernel helper
+    to QEMU's exit; returns (wall seconds, helper seconds, QEMU's CompletedProcess)."""
+    t0 = time.monotonic()
+    p = subprocess.run([helper, init], capture_output=True, text=True)
+    t_helper = time.monotonic() - t0
+    if p.returncode != 0 or len(p.stdout.split("\n")) < 2:
+        die("%s failed (status %d): %s" % (helper, p.returncode, p.stderr.strip()))
+    kernel, initrd = p.stdout.split("\n")[:2]
+    img = os.path.join(tmp, "initrd")
+    with open(img, "wb") as f, open(initrd, "rb") as g:
+        f.write(g.read() + run_spec(argv, os.environb))
+    shares = []
+    try:
+        for tag, source in (("root", "/"), ("cwd", os.getcwd())):
+            sock = os.path.join(tmp, tag + ".sock")
+            shares.append(virtiofsd_start(fsd, source, sock))
+        cmd = [qemu, "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot",
+               # no virtio_mmio.device= on the command line: the DSDT's LNRO0005
+               "-M", ("microvm,acpi=on,auto-kernel-cmdline=off,memory-backend=mem"
+                      if machine == "microvm" else machine + ",memory-backend=mem"),
+               "-accel", "kvm", "-cpu", cpu, "-smp", "1", "-m", RUN_MEM,
+               "-object", "memory-backend-memfd,id=mem,size=%s,share=on" % RUN_MEM,
+               "-kernel", kernel, "-initrd", img, "-append", append,
+               "-chardev", "stdio,id=con", "-serial", "chardev:con",
+               "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+        if machine == "microvm":
+            # microvm's virtio-mmio is legacy (version 1) by default, which
+            # virtiofsd's libvhost-user refuses; pmuvm's is version 2
+            cmd += ["-global", "virtio-mmio.force-legacy=false"]
+        for tag in ("root", "cwd"):
+            cmd += ["-chardev", "socket,id=fs-%s,path=%s" % (tag, os.path.join(tmp, tag + ".sock")),
+                    "-device", "vhost-user-fs-%s,chardev=fs-%s,tag=%s" % (
+                        "device" if machine == "microvm" else "pci", tag, tag)]
+        try:
+            p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                               timeout=timeout)
+        except subprocess.TimeoutExpired as e:
+            out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else e.stdout
+            die("QEMU/KVM's run of %r did not end in %d s:\n%s" % (argv, timeout,
+                                                                  (out or "")[-3000:]))
+    finally:
+        # as pmuvm ends them (SIGKILL), inside the time measured
+        for d in shares:
+            d.kill()
+            d.wait()
+        for tag in ("root", "cwd"):
+            if os.path.exists(os.path.join(tmp, tag + ".sock")):
+                os.unlink(os.path.join(tmp, tag + ".sock"))
+    return time.monotonic() - t0, t_helper, p
+
+
+def bench_run():
+    """Boot to COMMAND: `pmuvm run -- true` against QEMU/KVM doing the same."""
+    helper = os.path.join(BUILD, "libexec", "pmuvm-kernel")
+    init = os.path.join(BUILD, "libexec", "pmuvm-run-init")
+    fsd = virtiofsd_find()
+    if not fsd:
+        return {"skipped": "no virtiofsd (Debian: apt-get install qemu-system-common)"}
+    p = subprocess.run([helper, init], capture_output=True, text=True)
+    if p.returncode != 0:
+        return {"skipped": "no kernel: " + p.stderr.strip()}
+    qemu = shutil.which(os.environ.get("QEMU", "qemu-system-x86_64"))
+    cpu = "host"
+    reps = 1 if QUICK else 3
+    t = {"pmuvm_s": [], "qemu_s": [], "helper_s": []}
+    for i in range(reps):
+        for who in (("pmuvm", "qemu") if i % 2 == 0 else ("qemu", "pmuvm")):
+            if who == "pmuvm":
+                cmd = [os.path.join(BUILD, "pmuvm"), "run", "--timeout", str(RUN_TIMEOUT),
+                       "--", "true"]
+                t0 = time.monotonic()
+                p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True,
+                                   text=True)
+                t["pmuvm_s"].append(time.monotonic() - t0)
+                if p.returncode != 0:
+                    die("%s failed with status %d:\n%s%s" % (" ".join(cmd), p.returncode,
+                                                             p.stdout[-3000:], p.stderr[-2000:]))
+                continue
+            if not qemu:
+                continue
+            with tempfile.TemporaryDirectory() as tmp:
+                wall, th, p = qemu_run(qemu, fsd, helper, init, tmp, cpu)
+                if (p.returncode % 2 == 0 and cpu == "host" and
+                        "failed to set MSR 0x10a" in p.stderr):
+                    cpu = QEMU_FALLBACK_CPU
+                    wall, th, p = qemu_run(qemu, fsd, helper, init, tmp, cpu)
+            # isa-debug-exit: QEMU ends with (V << 1) | 1; run-init writes true's 0
+            if p.returncode != 1:
+                die("QEMU/KVM's run of true failed with status %d:\n%s%s" % (
+                    p.returncode, p.stdout[-3000:], p.stderr[-2000:]))
+            t["qemu_s"].append(wall)
+            t["helper_s"].append(th)
+    res = {"reps": reps, "virtiofsd": fsd, "qemu_cpu": cpu if qemu else None}
+    res.update({k: stats(v) for k, v in t.items() if v})
+    if t["qemu_s"]:
+        res["ratio"] = stats(a / b for a, b in zip(t["pmuvm_s"], t["qemu_s"]))
+    return res
+
+
+def run_lines(rn):
+    """Section 7 of the table: pmuvm run's boot to COMMAND."""
+    if "skipped" in rn:
+        return ["7. pmuvm run, boot to COMMAND: skipped: " + rn["skipped"]]
+    out = ["7. pmuvm run, boot to COMMAND (`pmuvm run -- true`, wall, %d runs each; QEMU/KVM: "
+           "microvm, the same kernel, initramfs, spec and virtiofsd)" % rn["reps"]]
+    if rn.get("in_lab"):
+        out.append("   IN THE LAB (%s): the emulator's times" % rn["in_lab"])
+    out.append("   pmuvm %s, QEMU/KVM %s%s" % (
+        fmt(rn["pmuvm_s"], " s", 2), fmt(rn["qemu_s"], " s", 2) if "qemu_s" in rn
+        else "not run (no QEMU)", ", ratio " + fmt(rn["ratio"], "x", 2) if "ratio" in rn else ""))
+    if "helper_s" in rn:
+        out.append("   of which pmuvm-kernel alone (packs the initramfs; in both times) %s" %
+                   fmt(rn["helper_s"], " s", 2))
+    return out
+
+
+LINUX_SECTIONS = (("linux", bench_linux), ("run", bench_run))
+
+
+def linux_sections(kernel_mode_emulated, only=None):
+    """Sections 6 and 7, which boot Linux: {"linux": ..., "run": ...} (`only`: those named)."""
+    names = only or [n for n, _ in LINUX_SECTIONS]
+    if kernel_mode_emulated:
+        # A Linux boot takes many minutes where KVM emulates guest kernel
+        # mode (kvm_pvm): these sections run in the lab instead, in one boot.
+        with tempfile.TemporaryDirectory(dir=os.path.abspath(BUILD)) as tmp:
+            out = os.path.join(tmp, "linux.json")
+            p = subprocess.run(["tests/lab/pmuvm-lab", "--quiet", "--", sys.executable,
+                                sys.argv[0], BUILD] + (["--quick"] if QUICK else []) +
+                               ["--linux-only", out, "--only", ",".join(names)],
+                               capture_output=True, text=True)
+            if p.returncode != 0 or not os.path.exists(out):
+                die("the Linux sections in the lab failed (status %d):\n%s%s" % (
+                    p.returncode, p.stdout[-3000:], p.stderr[-2000:]))
+            with open(out) as f:
+                res = json.load(f)
+        for r in res.values():
+            r["in_lab"] = "this host's KVM emulates guest kernel mode: run in the lab"
+        return res
+    res = {}
+    for name, fn in LINUX_SECTIONS:
+        if name in names:
+            print("bench: %s ..." % name, file=sys.stderr, flush=True)
+            res[name] = fn()
+    return res
+
 def table(m, r):
     msr, smp, ex, pmi = r["msr"], r["sample"], r["exact"], r["pmi"]
     out = []
@@ -552,6 +755,8 @@ def table(m, r):
         p("   %5d Hz: %s" % (f, fmt(smp["scaling_%dHz" % f], "", 3)))
     p("")
     out += linux_lines(r["linux"])
+    p("")
+    out += run_lines(r["run"])
     return "\n".join(out)
 
 
@@ -630,6 +835,15 @@ def markdown(m, r):
                     rows.append(("Linux%s: %s (program alone)" % (how, what), "%s%s (%s)" % (
                         "stopped after " if step in stopped else "", fmt(g[step], " s", 2),
                         fmt(g[alone], " s", 2) if alone and alone in g else "-")))
+    rn = r["run"]
+    if "skipped" in rn:
+        rows.append(("pmuvm run, boot to COMMAND", "skipped: " + rn["skipped"]))
+    else:
+        rows.append(("`pmuvm run -- true` (wall): pmuvm / QEMU/KVM doing the same",
+                     "%s / %s" % (fmt(rn["pmuvm_s"], " s", 2), fmt(rn["qemu_s"], " s", 2)
+                                  if "qemu_s" in rn else "not run")))
+        if "ratio" in rn:
+            rows.append(("... ratio pmuvm / QEMU/KVM", fmt(rn["ratio"], "x", 2)))
     out = ["Measured %s UTC on %s (`nproc` %d), kernel %s, KVM modules %s, "
            "load average %s at the start and %s at the end, commit %s." % (
                m["date_utc"], m["cpu_model"], m["nproc"], m["kernel"],
@@ -648,16 +862,26 @@ def main():
     args = sys.argv[1:]
     QUICK = "--quick" in args
     args = [a for a in args if a != "--quick"]
-    linux_only = None
-    if "--linux-only" in args:     # the Linux section alone, its JSON to a file (the lab's run)
+    linux_only, only = None, None
+    if "--linux-only" in args:     # the Linux sections alone, their JSON to a file (the lab's run)
         i = args.index("--linux-only")
         linux_only = args[i + 1]
         del args[i:i + 2]
+    if "--only" in args:           # with --linux-only: some of them (linux, run)
+        i = args.index("--only")
+        only = args[i + 1].split(",")
+        del args[i:i + 2]
+        if not linux_only or set(only) - set(n for n, _ in LINUX_SECTIONS):
+            die("--only takes linux and/or run, with --linux-only")
     if args:
         BUILD = args[0]
     if linux_only:
+        res = linux_sections(False, only)
         with open(linux_only, "w") as f:
-            json.dump(bench_linux(False), f)
+            json.dump(res, f)
+        for name, lines in (("linux", linux_lines), ("run", run_lines)):
+            if name in res:
+                print("\n".join(lines(res[name])))
         return
     if not os.path.exists(os.path.join(BUILD, "pmuvm")):
         die("no %s/pmuvm: run make first" % BUILD)
@@ -673,8 +897,7 @@ def main():
                      ("engines", bench_engines), ("pmi", bench_pmi)):
         print("bench: %s ..." % name, file=sys.stderr, flush=True)
         res[name] = fn(tsc_khz)
-    print("bench: linux ...", file=sys.stderr, flush=True)
-    res["linux"] = bench_linux(bool(rep["debug"]["host"].get("kernel_mode_emulated")))
+    res.update(linux_sections(bool(rep["debug"]["host"].get("kernel_mode_emulated"))))
     m["loadavg_end"] = open("/proc/loadavg").read().split()[:3]
     text = table(m, res)
     print(text)
