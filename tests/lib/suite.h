@@ -24,9 +24,10 @@ void test_suite_register(test_suite_fn fn);
  * system tests among labs (tests/lab/README.md):
  * TEST_TAG_LINUX_BOOT and TEST_TAG_LINUX_RUN boot Linux, each half in a lab
  * of its own; TEST_TAG_KVM_NEUTRAL test pmuvm's own code above KVM (options,
- * outputs, guest results, filters, QEMU's runs), whose outcome does not
- * depend on the kind of KVM, so the lab leaves them out where they ran on
- * this machine's KVM.
+ * outputs, guest results, filters, QEMU's runs, the benchmark hooks, the
+ * guest shim's ETW and Perflib layers), whose outcome does not depend on the
+ * kind of KVM, so the lab leaves them out where they ran on this machine's
+ * KVM.
  */
 #define TEST_TAG_LINUX_BOOT	"linux-boot"
 #define TEST_TAG_LINUX_RUN	"linux-run"

@@ -99,6 +99,7 @@ static Suite *bench_suite(void)
 	Suite *s = suite_create("bench");
 	TCase *tc = tcase_create("bench");
 
+	tcase_set_tags(tc, TEST_TAG_KVM_NEUTRAL);
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_bench_raw_step_hook);
 	tcase_add_test(tc, test_bench_guests_run);

@@ -118,6 +118,7 @@ static Suite *ntpmu_etw_system_suite(void)
 	Suite *s = suite_create("ntpmu_etw");
 	TCase *tc = tcase_create("guest");
 
+	tcase_set_tags(tc, TEST_TAG_KVM_NEUTRAL);
 	tcase_set_timeout(tc, 180);
 	tcase_add_test(tc, test_ntpmu_etw_under_pmuvm);
 	tcase_add_test(tc, test_ntpmu_etw_amd);

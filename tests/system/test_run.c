@@ -4,7 +4,8 @@
  * current directory, in a Linux guest with pmuvm's PMU; its exit status,
  * standard input and output, files it writes, perf and rr on programs
  * built here, threads on two vCPUs. Each test boots Debian's kernel, so
- * they run where KVM runs guest kernel mode natively, and in the lab;
+ * they run where KVM runs guest kernel mode natively, and in the lab
+ * (tests/lab/README.md);
  * where KVM emulates it, and without virtiofsd or a kernel, they are
  * counted skips.
  */
@@ -39,7 +40,7 @@ static const char *run_unsuitable(void)
 	ck_assert_msg(r.report, "boot guest: no report (status %d)\n%s", r.status, r.err);
 	if (json_object_get_boolean(json_get(r.report, "debug.host.kernel_mode_emulated")))
 		snprintf(why, sizeof(why),
-			 "this host's KVM emulates guest kernel mode (debug.host.kernel_mode_slowdown %llu): a Linux boot takes many minutes here; make check-lab runs it",
+			 "this host's KVM emulates guest kernel mode (debug.host.kernel_mode_slowdown %llu): a Linux boot takes many minutes here; PMUVM_LAB_RUN=1 make check-lab runs it",
 			 (unsigned long long)json_u64(r.report, "debug.host.kernel_mode_slowdown"));
 	pmuvm_result_free(&r);
 	if (!why[0] && access("/usr/lib/qemu/virtiofsd", X_OK) && access("/usr/libexec/virtiofsd", X_OK))

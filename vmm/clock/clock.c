@@ -48,12 +48,6 @@
  * on cycles").
  */
 #define CLOCK_HELD_SPREAD	10ULL
-/*
- * Held cycles are let through after this many runs that ended elsewhere: a
- * guest that polls GLOBAL_STATUS with RDMSR exits at every run and must
- * still see its counter wrap.
- */
-#define CLOCK_HELD_MAX_RUNS	8U
 
 /* What a run that entered the guest counts at least (clock_exits_ns()). */
 #define CLOCK_MIN_RUN_NS	1ULL
@@ -137,10 +131,7 @@ static uint64_t events_to_overflow_any_cpl(const struct vpmu *pmu, enum pmu_arch
 	return min_u64(vpmu_events_to_overflow(pmu, ev, 0), vpmu_events_to_overflow(pmu, ev, 3));
 }
 
-/*
- * The CPU time to the next CPL sample: uniform in [1/2, 3/2] of
- * CLOCK_CPL_SAMPLE_NS (xorshift64, seeded per vCPU: runs stay comparable).
- */
+/* xorshift64, seeded per vCPU: runs stay comparable. */
 static uint64_t clock_rand(struct clock_state *c)
 {
 	c->cpl_rand ^= c->cpl_rand << 13;
@@ -149,6 +140,7 @@ static uint64_t clock_rand(struct clock_state *c)
 	return c->cpl_rand;
 }
 
+/* The CPU time to the next CPL sample: uniform in [1/2, 3/2] of CLOCK_CPL_SAMPLE_NS. */
 static uint64_t clock_cpl_interval(struct clock_state *c)
 {
 	return CLOCK_CPL_SAMPLE_NS / 2 + clock_rand(c) % CLOCK_CPL_SAMPLE_NS;
@@ -167,7 +159,6 @@ static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
 	vcpu->time_run = c->timing;
 	if (!c->timing) {
 		c->core_held = c->ref_held = 0;
-		c->held_runs = 0;
 		c->cpl_sampling = false;
 		if (c->timer_armed)
 			clock_arm(c, UINT64_MAX);
@@ -189,8 +180,6 @@ static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
 		     clock_rand(c) % (CLOCK_HELD_SPREAD * vcpu->vm->exit_cost_ns + 1);
 	if (kvm_stat_read(&c->exits, &c->run_start_exits))
 		c->run_start_exits = UINT64_MAX;
-	if (kvm_stat_read(&c->irq_exits, &c->run_start_irq_exits))
-		c->run_start_irq_exits = UINT64_MAX;
 	/*
 	 * The CPL sample is due after its interval of CPU time spent running
 	 * with a CPL-filtered cycle counter, whatever other exits happen in
@@ -268,51 +257,44 @@ static unsigned int clock_run_cpl(struct vcpu *vcpu, uint64_t ns)
 }
 
 /*
- * Whether the kick that ended this run stopped guest code: every exit in
- * the run was an external interrupt (the timer's own among them). A kick
- * that came while KVM handled another exit, or while pmuvm handled one
- * (KVM_RUN then returns before entering), leaves RIP just after that
- * exit's instruction (a WRMSR, an EOI write), no fair sample of where the
- * guest runs. Without KVM's statistics: a run longer than an exit's cost.
+ * Whether a kick ended this run before the guest ran: the timer fired
+ * while pmuvm handled the last exit, and KVM_RUN returned before entering
+ * (KVM's "exits" statistic did not move). RIP is then just past that exit's
+ * instruction (a WRMSR), no fair sample of where the guest runs. Without
+ * the statistic no run is told apart.
  */
-static bool clock_run_clean_kick(struct vcpu *vcpu, uint64_t ns)
+static bool clock_run_unclean_kick(struct vcpu *vcpu)
 {
 	const struct clock_state *c = vcpu->pmu->clock;
-	uint64_t exits, irqs;
+	uint64_t exits;
 
-	if (!clock_run_kicked(vcpu))
-		return false;
-	if (c->run_start_exits == UINT64_MAX || c->run_start_irq_exits == UINT64_MAX ||
-	    kvm_stat_read(&c->exits, &exits) || kvm_stat_read(&c->irq_exits, &irqs))
-		return ns > vcpu->vm->exit_cost_ns;
-	return irqs > c->run_start_irq_exits &&
-	       exits - c->run_start_exits == irqs - c->run_start_irq_exits;
+	return clock_run_kicked(vcpu) && c->run_start_exits != UINT64_MAX &&
+	       !kvm_stat_read(&c->exits, &exits) && exits == c->run_start_exits;
 }
 
 /*
- * `n` cycles of `ev` at `cpl`, plus those held back before. Only a clean
- * kick (above) may make a counter wrap, or the CLOCK_HELD_MAX_RUNS-th run
- * since cycles were held: otherwise the count stops one short and the rest
- * waits for the next run, and before_run arms the timer for it, so the PMI
- * comes at a kick inside guest code, a run later, as a hardware PMI comes
- * with skid (docs/counting.md, "Sampling on cycles").
+ * `n` cycles of `ev` at `cpl`, plus those held back before. A run an
+ * unclean kick (above) ended may not make a counter wrap: the count stops
+ * one short and the rest waits for the next run, and before_run arms the
+ * timer for it, so the PMI comes a run later, as a hardware PMI comes with
+ * skid (docs/counting.md, "Sampling on cycles"). True while some are held.
  */
-static void clock_count(struct vcpu *vcpu, enum pmu_arch_event ev, uint64_t n, unsigned int cpl,
-			bool clean, uint64_t *held)
+static bool clock_count(struct vcpu *vcpu, enum pmu_arch_event ev, uint64_t n, unsigned int cpl,
+			bool hold, uint64_t *held)
 {
 	uint64_t left;
 
 	n += *held;
 	*held = 0;
-	if (!clean) {
+	if (hold) {
 		left = vpmu_events_to_overflow(&vcpu->pmu->model, ev, cpl);
 		if (left != UINT64_MAX && n >= left) {
 			*held = n - (left - 1);
 			n = left - 1;
-			vcpu->pmu->clock->overflows_held++;
 		}
 	}
 	vpmu_count(&vcpu->pmu->model, ev, n, cpl);
+	return *held;
 }
 
 static __attribute__((noinline)) void clock_account(struct vcpu *vcpu)
@@ -320,7 +302,7 @@ static __attribute__((noinline)) void clock_account(struct vcpu *vcpu)
 	struct clock_state *c = vcpu->pmu->clock;
 	unsigned int cpl;
 	uint64_t ns, exit_ns;
-	bool clean;
+	bool hold, held;
 
 	if (!c->timing)
 		return;
@@ -331,15 +313,12 @@ static __attribute__((noinline)) void clock_account(struct vcpu *vcpu)
 	c->exit_ns += exit_ns;
 	c->guest_ns += ns;
 	cpl = clock_run_cpl(vcpu, ns);
-	clean = clock_run_clean_kick(vcpu, vcpu->run_cpu_ns);
-	if (c->core_held || c->ref_held)
-		clean |= ++c->held_runs >= CLOCK_HELD_MAX_RUNS;
-	if (clean)
-		c->held_runs = 0;
-	clock_count(vcpu, PMU_EV_CORE_CYCLES, ns_to_cycles(ns, c->core_khz, &c->core_rem), cpl,
-		    clean, &c->core_held);
-	clock_count(vcpu, PMU_EV_REF_CYCLES, ns_to_cycles(ns, c->ref_khz, &c->ref_rem), cpl,
-		    clean, &c->ref_held);
+	hold = clock_run_unclean_kick(vcpu);
+	held = clock_count(vcpu, PMU_EV_CORE_CYCLES, ns_to_cycles(ns, c->core_khz, &c->core_rem),
+			   cpl, hold, &c->core_held);
+	held |= clock_count(vcpu, PMU_EV_REF_CYCLES, ns_to_cycles(ns, c->ref_khz, &c->ref_rem),
+			    cpl, hold, &c->ref_held);
+	c->overflows_held += held;
 }
 
 /*
@@ -387,9 +366,6 @@ static int clock_vcpu_init(struct vcpu *vcpu)
 	if (kvm_stat_open(vcpu->fd, "exits", &c->exits))
 		pr_debug("vCPU %d: no \"exits\" statistic: KVM's own exits count as cycles",
 			 vcpu->id);
-	if (kvm_stat_open(vcpu->fd, "irq_exits", &c->irq_exits))
-		pr_debug("vCPU %d: no \"irq_exits\" statistic: kicks are told apart by length",
-			 vcpu->id);
 	vcpu->pmu->clock = c;
 	return 0;
 }
@@ -397,7 +373,6 @@ static int clock_vcpu_init(struct vcpu *vcpu)
 static void clock_vcpu_exit(struct vcpu *vcpu)
 {
 	kvm_stat_close(&vcpu->pmu->clock->exits);
-	kvm_stat_close(&vcpu->pmu->clock->irq_exits);
 	free(vcpu->pmu->clock);
 	vcpu->pmu->clock = NULL;
 }

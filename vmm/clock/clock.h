@@ -31,10 +31,7 @@ struct clock_state {
 	uint64_t exit_ns;		/* ...of it, exits' own cost, not counted (report) */
 	struct kvm_stat exits;		/* the vCPU's "exits" statistic, if KVM has it */
 	uint64_t run_start_exits;	/* ...when KVM_RUN was entered */
-	struct kvm_stat irq_exits;	/* its "irq_exits" (external interrupts) */
-	uint64_t run_start_irq_exits;	/* ...when KVM_RUN was entered */
 	uint64_t core_held, ref_held;	/* cycles held back from an overflow */
-	unsigned int held_runs;		/* runs since they were held */
 	uint64_t overflows_held;	/* runs that held an overflow back (report) */
 };
 
