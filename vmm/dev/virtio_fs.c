@@ -236,32 +236,46 @@ static int vfs_negotiate(struct virtio_fs *f, uint64_t *offer)
 	return 0;
 }
 
+/* KVM_IOEVENTFD for queue `q`'s kick on QueueNotify (flags: DEASSIGN or 0). */
+static int vfs_ioeventfd(struct virtio_fs *f, unsigned int q, uint32_t flags)
+{
+	struct kvm_ioeventfd io = {
+		.datamatch = q, .len = 4, .fd = f->kick[q],
+		.addr = ACPI_VIRTIO_MMIO_BASE + f->index * ACPI_VIRTIO_MMIO_SIZE +
+			VIRTIO_MMIO_QUEUE_NOTIFY,
+		.flags = KVM_IOEVENTFD_FLAG_DATAMATCH | flags,
+	};
+
+	return ioctl(f->vm->vm_fd, KVM_IOEVENTFD, &io);
+}
+
+/* KVM_IRQFD for queue `q`'s call on the device's GSI (flags: DEASSIGN or 0). */
+static int vfs_irqfd(struct virtio_fs *f, unsigned int q, uint32_t flags)
+{
+	struct kvm_irqfd irq = {
+		.fd = (uint32_t)f->call[q], .gsi = ACPI_VIRTIO_MMIO_GSI + f->index, .flags = flags,
+	};
+
+	return ioctl(f->vm->vm_fd, KVM_IRQFD, &irq);
+}
+
 /* The queues' eventfds, and KVM's wiring of them to QueueNotify and the interrupt. */
 static int vfs_eventfds(struct virtio_fs *f)
 {
-	uint64_t base = ACPI_VIRTIO_MMIO_BASE + f->index * ACPI_VIRTIO_MMIO_SIZE;
 	unsigned int i;
 
 	for (i = 0; i < VIRTIO_FS_QUEUES; i++) {
-		struct kvm_ioeventfd io = {
-			.datamatch = i, .addr = base + VIRTIO_MMIO_QUEUE_NOTIFY, .len = 4,
-			.flags = KVM_IOEVENTFD_FLAG_DATAMATCH,
-		};
-		struct kvm_irqfd irq = { .gsi = ACPI_VIRTIO_MMIO_GSI + f->index };
-
 		f->kick[i] = eventfd(0, EFD_CLOEXEC);
 		f->call[i] = eventfd(0, EFD_CLOEXEC);
 		if (f->kick[i] < 0 || f->call[i] < 0) {
 			pr_err("virtio-fs '%s': eventfd: %s", f->tag, strerror(errno));
 			return PMUVM_EXIT_HOST_ERROR;
 		}
-		io.fd = f->kick[i];
-		f->ioeventfd[i] = ioctl(f->vm->vm_fd, KVM_IOEVENTFD, &io) == 0;
+		f->ioeventfd[i] = vfs_ioeventfd(f, i, 0) == 0;
 		if (!f->ioeventfd[i])
 			pr_info("virtio-fs '%s': KVM_IOEVENTFD: %s: queue notifications exit to pmuvm",
 				f->tag, strerror(errno));
-		irq.fd = (uint32_t)f->call[i];
-		if (ioctl(f->vm->vm_fd, KVM_IRQFD, &irq) < 0) {
+		if (vfs_irqfd(f, i, 0) < 0) {
 			pr_err("virtio-fs '%s': KVM_IRQFD: %s", f->tag, strerror(errno));
 			return PMUVM_EXIT_NO_KVM;
 		}
@@ -311,24 +325,13 @@ static int vfs_create(struct vm *vm, unsigned int index, struct virtio_fs **out)
 
 static void vfs_destroy(struct virtio_fs *f)
 {
-	uint64_t base = ACPI_VIRTIO_MMIO_BASE + f->index * ACPI_VIRTIO_MMIO_SIZE;
 	unsigned int i;
 
 	for (i = 0; i < VIRTIO_FS_QUEUES; i++) {
-		struct kvm_ioeventfd io = {
-			.datamatch = i, .addr = base + VIRTIO_MMIO_QUEUE_NOTIFY, .len = 4,
-			.fd = f->kick[i],
-			.flags = KVM_IOEVENTFD_FLAG_DATAMATCH | KVM_IOEVENTFD_FLAG_DEASSIGN,
-		};
-		struct kvm_irqfd irq = {
-			.fd = (uint32_t)f->call[i], .gsi = ACPI_VIRTIO_MMIO_GSI + f->index,
-			.flags = KVM_IRQFD_FLAG_DEASSIGN,
-		};
-
 		if (f->ioeventfd[i])
-			ioctl(f->vm->vm_fd, KVM_IOEVENTFD, &io);
+			vfs_ioeventfd(f, i, KVM_IOEVENTFD_FLAG_DEASSIGN);
 		if (f->irqfd[i])
-			ioctl(f->vm->vm_fd, KVM_IRQFD, &irq);
+			vfs_irqfd(f, i, KVM_IRQFD_FLAG_DEASSIGN);
 		if (f->kick[i] >= 0)
 			close(f->kick[i]);
 		if (f->call[i] >= 0)
