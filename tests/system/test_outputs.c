@@ -739,35 +739,43 @@ static unsigned int progress_lines(const char *err, unsigned long long *last_n, 
 }
 
 /*
- * A stepped guest (spin mode=1) for 11 s with stderr a file: without -q the
- * 10 s line comes by itself; with -q only the one SIGUSR1 asks for.
+ * pmuvm on a stepped guest (spin mode=1) for about 12 s, stderr a file,
+ * SIGUSR1 sent once a second after it is ready if `ask`, then SIGTERM: its
+ * stderr.
+ */
+static char *progress_run(const char *const *argv, bool ask)
+{
+	struct proc p;
+
+	proc_start(&p, argv, -1, -1);
+	wait_for_text(&p, p.out, "spin: ready\n", 60);
+	usleep(1000000);
+	if (ask)
+		kill(p.pid, SIGUSR1);
+	usleep(11000000);
+	kill(p.pid, SIGTERM);
+	expect_exited(proc_wait(&p, 30), PMUVM_EXIT_SIGNAL_BASE + SIGTERM, p.err);
+	return read_file_str(p.err);
+}
+
+/*
+ * Without -q the 10 s line comes by itself; with -q only the one SIGUSR1
+ * asks for. One pmuvm at a time, each stepping on a CPU of its own.
  */
 START_TEST(test_progress)
 {
 	const char *loud[] = { "--append", "mode=1", guest_path("spin"), NULL };
 	const char *quiet[] = { "-q", "--append", "mode=1", guest_path("spin"), NULL };
 	unsigned long long n = 0;
-	struct proc a, b;
-	char *err;
 	double t = 0;
+	char *err;
 
 	REQUIRE_KVM();
-	proc_start(&a, loud, -1, -1);
-	proc_start(&b, quiet, -1, -1);
-	wait_for_text(&b, b.out, "spin: ready\n", 60);
-	usleep(1000000);
-	kill(b.pid, SIGUSR1);
-	usleep(11000000);
-	kill(a.pid, SIGTERM);
-	kill(b.pid, SIGTERM);
-	expect_exited(proc_wait(&a, 30), PMUVM_EXIT_SIGNAL_BASE + SIGTERM, a.err);
-	expect_exited(proc_wait(&b, 30), PMUVM_EXIT_SIGNAL_BASE + SIGTERM, b.err);
-
-	err = read_file_str(a.err);
+	err = progress_run(loud, false);
 	ck_assert_msg(progress_lines(err, &n, &t) == 1, "stderr: %s", err);
 	ck_assert_msg(t >= 9.9 && t < 11, "the periodic line at %.1f s: %s", t, err);
 	free(err);
-	err = read_file_str(b.err);
+	err = progress_run(quiet, true);
 	ck_assert_msg(progress_lines(err, &n, &t) == 1, "stderr: %s", err);
 	ck_assert_msg(t < 9, "-q printed the periodic line: %s", err);
 	ck_assert(strstr(err, "pmuvm: terminating on signal 15 (SIGTERM)\n"));
