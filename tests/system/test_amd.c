@@ -16,14 +16,14 @@ static const struct {
 	const char *args[6];
 	const char *line;	/* NULL: the host's vendor, checked for no PMU leaves only */
 } vendor_cases[] = {
-	{ { NULL }, "GenuineIntel family 0x6 model 0x8f intel_pmu 5 amd_core_ext 0 amd_perfmon_v2 0 amd_counters 0" },
+	{ { NULL }, "GenuineIntel family 0x6 model 0x6a intel_pmu 5 amd_core_ext 0 amd_perfmon_v2 0 amd_counters 0" },
 	{ { "--pmu-version", "4", NULL }, "GenuineIntel family 0x6 model 0x55 intel_pmu 4 amd_core_ext 0" },
 	{ { "--pmu-version", "2", NULL }, "GenuineIntel family 0x6 model 0x17 intel_pmu 2 amd_core_ext 0" },
 	{ { "--pmu", "amd", NULL }, "AuthenticAMD family 0x19 model 0x11 intel_pmu 0 amd_core_ext 1 amd_perfmon_v2 1 amd_counters 6" },
 	{ { "--pmu", "amd", "--gp-counters", "3", NULL }, "AuthenticAMD family 0x19 model 0x11 intel_pmu 0 amd_core_ext 1 amd_perfmon_v2 1 amd_counters 3" },
 	{ { "--pmu", "amd", "--pmu-version", "1", NULL }, "AuthenticAMD family 0x17 model 0x31 intel_pmu 0 amd_core_ext 1 amd_perfmon_v2 0 amd_counters 0" },
 	{ { "--pmu", "amd", "--pmu-version", "1", "--gp-counters", "4" }, "AuthenticAMD family 0x10 model 0x2 intel_pmu 0 amd_core_ext 0 amd_perfmon_v2 0 amd_counters 0" },
-	{ { "--pmu", "none", "--cpu-vendor", "intel", NULL }, "GenuineIntel family 0x6 model 0x8f intel_pmu 0 amd_core_ext 0 amd_perfmon_v2 0 amd_counters 0" },
+	{ { "--pmu", "none", "--cpu-vendor", "intel", NULL }, "GenuineIntel family 0x6 model 0x6a intel_pmu 0 amd_core_ext 0 amd_perfmon_v2 0 amd_counters 0" },
 	{ { "--pmu", "none", "--cpu-vendor", "amd", NULL }, "AuthenticAMD family 0x19 model 0x11 intel_pmu 0 amd_core_ext 0 amd_perfmon_v2 0 amd_counters 0" },
 	{ { "--pmu", "none", NULL }, NULL },
 };

@@ -28,10 +28,12 @@ static uint32_t signature(unsigned int family, unsigned int model, unsigned int 
 }
 
 /*
- * A real part per PMU: the first Intel cores with each architectural PMU
- * version (SDM vol. 3B 18.2: Core Duo, Core 2 Penryn, Nehalem, Skylake-SP,
- * Sapphire Rapids), and AMD's K10 (legacy counters), Zen 2 Rome (core
- * extension) and Zen 4 Genoa (PerfMonV2).
+ * A real part per PMU (docs/counting.md, "CPU models"): an Intel core with
+ * each architectural PMU version (SDM vol. 3B 20.2: Core Duo, Core 2
+ * Penryn, Nehalem, Skylake-SP, Ice Lake-SP), and AMD's K10 (legacy
+ * counters), Zen 2 Rome (core extension) and Zen 4 Genoa (PerfMonV2).
+ * Each from 2 on is one rr's CPU table knows and none kvm-unit-tests
+ * treats as an erratum part.
  */
 static uint32_t cpu_signature(const struct pmuvm_config *cfg)
 {
@@ -40,7 +42,7 @@ static uint32_t cpu_signature(const struct pmuvm_config *cfg)
 		[2] = 0x00010676,	/* family 6 model 0x17: Core 2 (Penryn) */
 		[3] = 0x000106a5,	/* family 6 model 0x1a: Nehalem-EP */
 		[4] = 0x00050654,	/* family 6 model 0x55: Skylake-SP */
-		[5] = 0x000806f8,	/* family 6 model 0x8f: Sapphire Rapids */
+		[5] = 0x000606a6,	/* family 6 model 0x6a: Ice Lake-SP */
 	};
 	const struct vpmu_config *pmu = &cfg->pmu;
 
