@@ -468,7 +468,8 @@ static void check_count(struct vpmu *before, struct vpmu *after, const struct en
 		bool may = avail && running && (sel & EVTSEL_EN) &&
 			   (e->version < 2 || (ctrl & BIT_ULL(i))) &&
 			   (sel & (cpl ? EVTSEL_USR : EVTSEL_OS)) &&
-			   (sel & (EVTSEL_EVENT | EVTSEL_UMASK)) == pmu_event_code(ev);
+			   (sel & (EVTSEL_EVENT | EVTSEL_UMASK)) ==
+				   pmu_core_event_code(pmu_intel_part_core(e->version), ev);
 
 		check(may || v1 == v0, "a GP counter that may not count moved", i);
 		check(v1 < v0 || v1 - v0 <= n, "a GP counter advanced by more than n", i);

@@ -5,17 +5,19 @@
  * known, enables GLOBAL_CTRL with one WRMSR (which must not be counted) and
  * disables it with another (which must be), with fixed counter 0 and GP
  * counter 0 counting instructions, GP counter 1 all branches and GP
- * counters 2-7 the BR_INST_RETIRED umasks (include/x86-pmu/events.h), at OS.
+ * counters 2-7 the BR_INST_RETIRED umasks of the core CPUID.1 names
+ * (include/x86-pmu/events.h), at OS.
  */
 #include "pmu_common.h"
 
 enum { BR_ALL, BR_COND, BR_CALL, BR_RET, BR_NOT_TAKEN, BR_TAKEN, BR_FAR, NR_BR };
 
-/* GP counter 1 + i counts branch event i. */
-static const uint64_t br_event[NR_BR] = {
-	PMU_EVENT_BRANCHES, PMU_EVENT_BR_COND, PMU_EVENT_BR_NEAR_CALL, PMU_EVENT_BR_NEAR_RETURN,
-	PMU_EVENT_BR_NOT_TAKEN, PMU_EVENT_BR_NEAR_TAKEN, PMU_EVENT_BR_FAR,
+/* GP counter 1 + i counts branch event i, encoded for the guest's core (pmu_model_event()). */
+static const enum pmu_arch_event br_class[NR_BR] = {
+	PMU_EV_BRANCHES, PMU_EV_BR_COND, PMU_EV_BR_NEAR_CALL, PMU_EV_BR_NEAR_RETURN,
+	PMU_EV_BR_COND_NTAKEN, PMU_EV_BR_NEAR_TAKEN, PMU_EV_BR_FAR,
 };
+static uint64_t br_event[NR_BR];
 
 /* wrmsr(GLOBAL_CTRL, EN) ... wrmsr(GLOBAL_CTRL, 0): the disable is 3 instructions. */
 #define SEQ_BEGIN(name)						\
@@ -419,6 +421,8 @@ int main(void)
 
 	cfg = pmu_cfg_read();
 	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1 && cfg.nr_gp >= 1 + NR_BR);
+	for (int i = 0; i < NR_BR; i++)
+		br_event[i] = pmu_model_event(br_class[i]);
 	for (unsigned int i = 0; i < sizeof(expects) / sizeof(expects[0]); i++) {
 		const struct expect *e = &expects[i];
 

@@ -20,10 +20,12 @@
 
 enum { BR_ALL, BR_COND, BR_CALL, BR_RET, BR_NOT_TAKEN, BR_TAKEN, BR_FAR, NR_BR };
 
-static const uint64_t br_event[NR_BR] = {
-	PMU_EVENT_BRANCHES, PMU_EVENT_BR_COND, PMU_EVENT_BR_NEAR_CALL, PMU_EVENT_BR_NEAR_RETURN,
-	PMU_EVENT_BR_NOT_TAKEN, PMU_EVENT_BR_NEAR_TAKEN, PMU_EVENT_BR_FAR,
+/* GP counter i counts branch event i, encoded for the guest's core (pmu_model_event()). */
+static const enum pmu_arch_event br_class[NR_BR] = {
+	PMU_EV_BRANCHES, PMU_EV_BR_COND, PMU_EV_BR_NEAR_CALL, PMU_EV_BR_NEAR_RETURN,
+	PMU_EV_BR_COND_NTAKEN, PMU_EV_BR_NEAR_TAKEN, PMU_EV_BR_FAR,
 };
+static uint64_t br_event[NR_BR];
 
 #define GEN_MAX		(64 * 1024)
 #define DATA_LEN	4096
@@ -330,6 +332,8 @@ int main(void)
 	void (*fn)(uint8_t *) = (void (*)(uint8_t *))(uintptr_t)gen;
 
 	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1 && cfg.nr_gp >= NR_BR);
+	for (int i = 0; i < NR_BR; i++)
+		br_event[i] = pmu_model_event(br_class[i]);
 	mbi_arg_u64("seed", &seed);
 	rng = seed * 0x9e3779b97f4a7c15ULL + 1;
 	generate();

@@ -36,6 +36,19 @@ static inline struct pmu_cfg pmu_cfg_read(void)
 }
 
 /*
+ * EventSelect | UMask of @ev on the core CPUID.1 names, as tools choose
+ * model-specific encodings (include/x86-pmu/events.h); the guest fails
+ * where that core has none.
+ */
+static inline uint64_t pmu_model_event(int ev)
+{
+	uint64_t code = pmu_core_event_code(pmu_core_of_signature(cpuid(1).eax), ev);
+
+	GUEST_ASSERT(code != 0);
+	return code;
+}
+
+/*
  * Instructions retired around a CPL3 call of fn: USR in fixed counter 0,
  * OS in GP counter 0 (the runtime's way into user mode and back).
  */

@@ -819,6 +819,45 @@ START_TEST(test_exact_retirement_rules_emulated)
 }
 END_TEST
 
+/*
+ * BR_INST_RETIRED's umasks mean what the part CPUID.1 shows says they mean
+ * (docs/counting.md, "CPU models"): the exact_cond guest's stretch retires
+ * 4 taken and 3 not-taken conditional branches and a taken JMP.  On Ice
+ * Lake-SP (the default, version 5) umask 0x01 is COND_TAKEN and 0x11 COND;
+ * on Skylake-SP (version 4) 0x01 is CONDITIONAL and 0x11 no event; on
+ * Nehalem (version 3) only 0x01 CONDITIONAL is; both engines alike.
+ */
+struct umask_case {
+	const char *version, *engine;
+	uint64_t model, c4_00, c4_01, c4_10, c4_11, c4_20;
+};
+
+START_TEST(test_exact_branch_umasks_per_part)
+{
+	static const struct umask_case cases[] = {
+		{ "5", "step", 0x6a, 8, 4, 3, 7, 5 },
+		{ "5", "emulate", 0x6a, 8, 4, 3, 7, 5 },
+		{ "4", "step", 0x55, 8, 7, 3, 0, 5 },
+		{ "4", "emulate", 0x55, 8, 7, 3, 0, 5 },
+		{ "3", "step", 0x1a, 8, 7, 0, 0, 0 },
+	};
+	const struct umask_case *c = &cases[_i];
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--pmu-version", c->version, "--exact", c->engine, "--timeout", "60",
+		  guest_path("exact_cond"));
+	expect_guest_pass(&r, "exact_cond");
+	ck_assert_uint_eq(expect_guest_value(&r, "model", 0), c->model);
+	ck_assert_uint_eq(expect_guest_value(&r, "c4_00", 0), c->c4_00);
+	ck_assert_uint_eq(expect_guest_value(&r, "c4_01", 0), c->c4_01);
+	ck_assert_uint_eq(expect_guest_value(&r, "c4_10", 0), c->c4_10);
+	ck_assert_uint_eq(expect_guest_value(&r, "c4_11", 0), c->c4_11);
+	ck_assert_uint_eq(expect_guest_value(&r, "c4_20", 0), c->c4_20);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 static Suite *exact_suite(void)
 {
 	Suite *s = suite_create("exact");
@@ -849,6 +888,7 @@ static Suite *exact_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, test_exact_engines_agree, 0, 8);
 	tcase_add_test(tc, test_exact_retirement_rules_emulated);
+	tcase_add_loop_test(tc, test_exact_branch_umasks_per_part, 0, 5);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pmi_resume");
 	tcase_set_timeout(tc, 300);

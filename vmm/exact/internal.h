@@ -20,10 +20,10 @@ struct vcpu;
 
 /* The events this source counts one instruction at a time (model cycles aside). */
 #define EXACT_EVENTS	((1u << PMU_EV_INSTRUCTIONS) | (1u << PMU_EV_BRANCHES) |	\
-			 (1u << PMU_EV_BR_COND) | (1u << PMU_EV_BR_NEAR_CALL) |		\
-			 (1u << PMU_EV_BR_NEAR_RETURN) | (1u << PMU_EV_BR_NOT_TAKEN) |	\
-			 (1u << PMU_EV_BR_NEAR_TAKEN) | (1u << PMU_EV_BR_FAR) |		\
-			 (1u << PMU_EV_BR_TAKEN))
+			 (1u << PMU_EV_BR_COND) | (1u << PMU_EV_BR_COND_TAKEN) |	\
+			 (1u << PMU_EV_BR_COND_NTAKEN) | (1u << PMU_EV_BR_NEAR_CALL) |	\
+			 (1u << PMU_EV_BR_NEAR_RETURN) | (1u << PMU_EV_BR_NEAR_TAKEN) |	\
+			 (1u << PMU_EV_BR_FAR) | (1u << PMU_EV_BR_TAKEN))
 
 /* count.c: the instruction at x->rip retired at x->cpl (`how`: RETIRE_TAKEN for a taken branch). */
 void exact_retire(struct vcpu *vcpu, enum retire how);

@@ -71,11 +71,9 @@ static uint32_t branch_events(uint32_t flags, bool taken)
 {
 	uint32_t ev = 1u << PMU_EV_BRANCHES;
 
-	if (flags & INSN_COND) {
-		ev |= 1u << PMU_EV_BR_COND;
-		if (!taken)
-			ev |= 1u << PMU_EV_BR_NOT_TAKEN;
-	}
+	if (flags & INSN_COND)
+		ev |= 1u << PMU_EV_BR_COND |
+		      1u << (taken ? PMU_EV_BR_COND_TAKEN : PMU_EV_BR_COND_NTAKEN);
 	if (flags & INSN_NEAR_CALL)
 		ev |= 1u << PMU_EV_BR_NEAR_CALL;
 	if (flags & INSN_NEAR_RET)

@@ -138,7 +138,7 @@ void vpmu_cpuid_80000022(const struct vpmu_config *cfg, uint32_t *eax, uint32_t 
  */
 #define AMD_EVENT_UMASK	(EVTSEL_EVENT | EVTSEL_UMASK | AMD_EVTSEL_EVENT_HI)
 
-static enum pmu_arch_event amd_decode_event(uint64_t ctl)
+static enum pmu_arch_event amd_decode_event(const struct vpmu *pmu, uint64_t ctl)
 {
 	switch (ctl & AMD_EVENT_UMASK) {
 #define AMD_EVENT_CASE_(name, sel, umask, str)	\

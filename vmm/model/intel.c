@@ -140,7 +140,8 @@ static int intel_validate(struct vpmu_config *cfg)
  * What each version adds (docs/intel-pmu.md 1.2): v2 the global control,
  * status and overflow-control MSRs and the freeze-on-PMI bits of DEBUGCTL
  * (with PDCM, docs/intel-pmu.md 2.9); v4 STATUS_SET, INUSE and the
- * streamlined freeze (docs/intel-pmu.md 3.6).
+ * streamlined freeze (docs/intel-pmu.md 3.6).  Each version shows a part
+ * (PMU_INTEL_PARTS), whose core's model-specific encodings it decodes.
  */
 static void intel_caps(struct vpmu *pmu)
 {
@@ -150,6 +151,7 @@ static void intel_caps(struct vpmu *pmu)
 	pmu->caps.global_status_set = cfg->version >= 4;
 	pmu->caps.ctr_frz = cfg->version >= 4;
 	pmu->caps.freeze_on_pmi = cfg->pdcm && cfg->version >= 2;
+	pmu->caps.core = pmu_intel_part_core(cfg->version);
 }
 
 /*
@@ -296,35 +298,56 @@ void vpmu_cpuid_01(const struct vpmu_config *cfg, uint32_t *ecx, uint32_t *edx)
 /* ---- events -------------------------------------------------------------- */
 
 /*
- * Event decoding (docs/intel-pmu.md 5, 3.7): the EventSelect/UMask encoding
- * of each CPUID.0AH:EBX event and of the model-specific branch events the
- * exact source can count, and the fixed event of each fixed counter, both
- * from the event table (include/x86-pmu/events.h).
+ * Event decoding (docs/intel-pmu.md 5, 3.7): the EventSelect/UMask
+ * encoding of each CPUID.0AH:EBX event, the same on every core, and per
+ * core those of the model-specific branch events the exact source can
+ * count; the fixed event of each fixed counter.  All from the event table
+ * (include/x86-pmu/events.h).
  */
-#define EVENT_CODE(name, sel, umask, str, fixed)	[PMU_EV_##name] = PMU_RAW_EVENT(sel, umask),
-static const uint64_t event_code[PMU_EV_NR] = {
-	PMU_EVENTS(EVENT_CODE)
+#define ARCH_CODE(name, sel, umask, str, fixed)	[PMU_EV_##name] = PMU_RAW_EVENT(sel, umask),
+static const uint64_t arch_code[PMU_EV_NR] = {
+	PMU_ARCH_EVENTS(ARCH_CODE)
 };
-#undef EVENT_CODE
+#undef ARCH_CODE
+
+#define CORE_CODE(core, name, sel, umask)	\
+	[PMU_CORE_##core][PMU_EV_##name] = PMU_RAW_EVENT(sel, umask),
+static const uint64_t core_code[PMU_CORE_NR][PMU_EV_NR] = {
+	PMU_CORE_EVENTS(CORE_CODE)
+};
+#undef CORE_CODE
 
 /* Every fixed counter of the table is one the model has. */
 #define FIXED_IN_RANGE(name, sel, umask, str, fixed)	\
 	_Static_assert((fixed) < VPMU_MAX_FIXED, #name ": fixed counter out of range");
-PMU_EVENTS(FIXED_IN_RANGE)
+PMU_ARCH_EVENTS(FIXED_IN_RANGE)
 #undef FIXED_IN_RANGE
 
-/* The counter-select bits matched against the architectural event table. */
+/* The counter-select bits matched against the event table. */
 #define EVTSEL_EVENT_UMASK	(EVTSEL_EVENT | EVTSEL_UMASK)
 
-/* Like KVM, match on event select + umask only (docs/intel-pmu.md 5). */
-enum pmu_arch_event vpmu_intel_decode_event(uint64_t evtsel)
+/*
+ * Like KVM, match on event select + umask only (docs/intel-pmu.md 5); an
+ * encoding @core has no row for counts nothing (docs/counting.md, "CPU
+ * models").
+ */
+enum pmu_arch_event vpmu_intel_decode_event(enum pmu_core core, uint64_t evtsel)
 {
+	uint64_t code = evtsel & EVTSEL_EVENT_UMASK;
 	int ev;
 
+	if ((unsigned int)core >= PMU_CORE_NR)
+		return PMU_EV_NONE;
 	for (ev = 0; ev < PMU_EV_NR; ev++)
-		if (event_code[ev] && event_code[ev] == (evtsel & EVTSEL_EVENT_UMASK))
+		if ((arch_code[ev] && arch_code[ev] == code) ||
+		    (core_code[core][ev] && core_code[core][ev] == code))
 			return ev;
 	return PMU_EV_NONE;
+}
+
+static enum pmu_arch_event intel_decode_event(const struct vpmu *pmu, uint64_t ctl)
+{
+	return vpmu_intel_decode_event(pmu->caps.core, ctl);
 }
 
 enum pmu_arch_event vpmu_fixed_event(unsigned int idx)
@@ -658,7 +681,7 @@ const struct vpmu_vendor vpmu_intel = {
 	.nr_msr_ranges = sizeof(intel_msr_ranges) / sizeof(intel_msr_ranges[0]),
 	.msr_spans = intel_msr_spans,
 	.nr_msr_spans = sizeof(intel_msr_spans) / sizeof(intel_msr_spans[0]),
-	.decode_event = vpmu_intel_decode_event,
+	.decode_event = intel_decode_event,
 	.fixed_event = vpmu_fixed_event,
 	.rdpmc = intel_rdpmc,
 	.freeze_on_pmi = intel_freeze_on_pmi,

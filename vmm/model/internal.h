@@ -92,7 +92,7 @@ struct vpmu_vendor {
 	const struct vpmu_msr_span *msr_spans;
 	unsigned int nr_msr_spans;
 	/* The event a GP counter's control selects; the event of fixed counter idx. */
-	enum pmu_arch_event (*decode_event)(uint64_t ctl);
+	enum pmu_arch_event (*decode_event)(const struct vpmu *pmu, uint64_t ctl);
 	enum pmu_arch_event (*fixed_event)(unsigned int idx);
 	/* RDPMC with this ECX; the caller has applied the CR4.PCE/CPL rule. */
 	int (*rdpmc)(const struct vpmu *pmu, uint32_t ecx, uint64_t *data);
@@ -134,8 +134,8 @@ extern const struct vpmu_vendor vpmu_amd;
 	VPMU_FOREIGN(MSR_F15H_PERF_CTL0, 2 * AMD_NR_CORE_COUNTERS),		\
 	VPMU_FOREIGN(MSR_AMD64_PERF_CNTR_GLOBAL_STATUS, 4)
 
-/* Intel's event decoding (intel.c), also for the event-table test. */
-enum pmu_arch_event vpmu_intel_decode_event(uint64_t evtsel);
+/* Intel's event decoding on a core (intel.c), also for the event-table test. */
+enum pmu_arch_event vpmu_intel_decode_event(enum pmu_core core, uint64_t evtsel);
 
 /* The vendor model of a configuration; NULL for an unknown vendor. */
 const struct vpmu_vendor *vpmu_vendor_of(const struct vpmu_config *cfg);

@@ -79,7 +79,7 @@ enum pmu_arch_event vpmu_gp_event(const struct vpmu *pmu, unsigned int idx)
 {
 	if (idx >= pmu->cfg.nr_gp)
 		return PMU_EV_NONE;
-	return pmu->vendor->decode_event(pmu->gp[idx].ctl);
+	return pmu->vendor->decode_event(pmu, pmu->gp[idx].ctl);
 }
 
 bool vpmu_counters_set_from(const struct vpmu *pmu, unsigned int first_gp,

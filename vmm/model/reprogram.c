@@ -70,7 +70,7 @@ static void reprogram_gp(struct vpmu *pmu, unsigned int i, bool off)
 	/* Without GLOBAL_CTRL (Intel v1, AMD v1) EN alone enables (docs/intel-pmu.md 3.1). */
 	if (pmu->caps.global_ctrl && !(pmu->global_ctrl & BIT_ULL(i)))
 		return;
-	ev = pmu->vendor->decode_event(ctl);
+	ev = pmu->vendor->decode_event(pmu, ctl);
 	if (!event_available(pmu, ev)) {
 		unavailable(pmu, ev);
 		return;

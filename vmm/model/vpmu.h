@@ -82,6 +82,8 @@ struct vpmu_caps {
 	bool freeze_on_pmi;
 	/* AMD's core extension: six counters at 0xC0010200 (APM vol. 2 13.2). */
 	bool core_ext;
+	/* Intel: the core whose model-specific event encodings the PMU decodes (events.h). */
+	enum pmu_core core;
 };
 
 struct vpmu_vendor;

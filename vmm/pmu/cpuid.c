@@ -12,6 +12,7 @@
 #include "machine/cpuid.h"
 #include "machine/vm.h"
 #include "x86-pmu/cpuid.h"
+#include "x86-pmu/events.h"
 #include "pmu/pmu.h"
 
 #define CPUID_LEAF_PMU_EXT	0x23	/* architectural perfmon extension (docs/intel-pmu.md 1.3) */
@@ -29,25 +30,21 @@ static uint32_t signature(unsigned int family, unsigned int model, unsigned int 
 
 /*
  * A real part per PMU (docs/counting.md, "CPU models"): an Intel core with
- * each architectural PMU version (SDM vol. 3B 20.2: Core Duo, Core 2
- * Penryn, Nehalem, Skylake-SP, Ice Lake-SP), and AMD's K10 (legacy
- * counters), Zen 2 Rome (core extension) and Zen 4 Genoa (PerfMonV2).
- * Each from 2 on is one rr's CPU table knows and none kvm-unit-tests
- * treats as an erratum part.
+ * each architectural PMU version (SDM vol. 3B 20.2), from the event table's
+ * parts, whose cores also give the model its model-specific encodings
+ * (include/x86-pmu/events.h: Core Duo, Core 2 Penryn, Nehalem, Skylake-SP,
+ * Ice Lake-SP); AMD's K10 (legacy counters), Zen 2 Rome (core extension)
+ * and Zen 4 Genoa (PerfMonV2).  Each from 2 on is one rr's CPU table knows
+ * and none kvm-unit-tests treats as an erratum part.
  */
 static uint32_t cpu_signature(const struct pmuvm_config *cfg)
 {
-	static const uint32_t intel[] = {
-		[1] = 0x000006e8,	/* family 6 model 0x0e: Core Duo */
-		[2] = 0x00010676,	/* family 6 model 0x17: Core 2 (Penryn) */
-		[3] = 0x000106a5,	/* family 6 model 0x1a: Nehalem-EP */
-		[4] = 0x00050654,	/* family 6 model 0x55: Skylake-SP */
-		[5] = 0x000606a6,	/* family 6 model 0x6a: Ice Lake-SP */
-	};
 	const struct vpmu_config *pmu = &cfg->pmu;
 
+	/* An Intel CPU without an Intel PMU shows the default (version 5) part. */
 	if (cfg->cpu_vendor == CPU_VENDOR_INTEL)
-		return intel[pmu->version && pmu->vendor == VPMU_VENDOR_INTEL ? pmu->version : 5];
+		return pmu_intel_part_signature(pmu->version && pmu->vendor == VPMU_VENDOR_INTEL ?
+						pmu->version : 5);
 	if (pmu->version == 1 && pmu->nr_gp == AMD_NR_LEGACY_COUNTERS)
 		return signature(0x10, 0x02, 2);	/* K10 Barcelona */
 	if (pmu->version == 1)
