@@ -16,15 +16,9 @@ static const uint8_t umasks[] = { 0x00, 0x01, 0x10, 0x11, 0x20 };
 
 void cond_seq(void);
 
-/* GLOBAL_CTRL on (not counted) ... off (counted): GP0-4. */
+/* GP0-4 count it (pmu_common.h). */
 asm(".text\n"
-    ".globl cond_seq\n"
-    "cond_seq:\n"
-    "	pushq %rbx\n"
-    "	movl $0x38f, %ecx\n"
-    "	movl $0x1f, %eax\n"
-    "	xorl %edx, %edx\n"
-    "	wrmsr\n"
+    PMU_SEQ_BEGIN(cond_seq, 0x1f, 0)
     "	movl $5, %ebx\n"
     "1:	decl %ebx\n"
     "	jnz 1b\n"			/* 4 taken, the fifth not */
@@ -33,12 +27,8 @@ asm(".text\n"
     "	jc 2f\n"			/* not taken (TEST clears CF) */
     "	jmp 2f\n"			/* taken, not conditional */
     "	nop\n"
-    "2:	movl $0x38f, %ecx\n"
-    "	xorl %eax, %eax\n"
-    "	xorl %edx, %edx\n"
-    "	wrmsr\n"
-    "	popq %rbx\n"
-    "	ret\n");
+    "2:\n"
+    PMU_SEQ_END);
 
 int main(void)
 {

@@ -19,22 +19,10 @@ static const enum pmu_arch_event br_class[NR_BR] = {
 };
 static uint64_t br_event[NR_BR];
 
-/* wrmsr(GLOBAL_CTRL, EN) ... wrmsr(GLOBAL_CTRL, 0): the disable is 3 instructions. */
-#define SEQ_BEGIN(name)						\
-	".globl " #name "\n" #name ":\n"			\
-	"	pushq %rbx\n"					\
-	"	movl $0x38f, %ecx\n"				\
-	"	movl $0xff, %eax\n"	/* GP0-7 */		\
-	"	movl $1, %edx\n"	/* FIXED0 */		\
-	"	wrmsr\n"
-#define SEQ_END							\
-	"	movl $0x38f, %ecx\n"				\
-	"	xorl %eax, %eax\n"				\
-	"	xorl %edx, %edx\n"				\
-	"	wrmsr\n"					\
-	"	popq %rbx\n"					\
-	"	ret\n"
-#define SEQ_END_INSNS	4
+/* GP0-7 and FIXED0 count each sequence (pmu_common.h). */
+#define SEQ_BEGIN(name)	PMU_SEQ_BEGIN(name, 0xff, 1)
+#define SEQ_END		PMU_SEQ_END
+#define SEQ_END_INSNS	PMU_SEQ_END_INSNS
 
 void seq_nops(void), seq_fences(void), seq_mmio(void), seq_loop(void), seq_rep(void), seq_call(void), seq_div(void),
 	seq_intn(void), seq_hlt(void), seq_nop_irq(void), seq_popf(void), seq_iret_ret(void),

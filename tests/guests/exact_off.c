@@ -15,22 +15,11 @@
 void off_loop(void);
 
 asm(".text\n"
-    ".globl off_loop\n"
-    "off_loop:\n"
-    "	pushq %rbx\n"
-    "	movl $0x38f, %ecx\n"
-    "	movl $0x3, %eax\n"		/* GP0, GP1 */
-    "	movl $1, %edx\n"		/* FIXED0 */
-    "	wrmsr\n"
+    PMU_SEQ_BEGIN(off_loop, 0x3, 1)	/* GP0, GP1, FIXED0 */
     "	movl $1000, %ebx\n"
     "1:	decl %ebx\n"
     "	jnz 1b\n"
-    "	movl $0x38f, %ecx\n"
-    "	xorl %eax, %eax\n"
-    "	xorl %edx, %edx\n"
-    "	wrmsr\n"
-    "	popq %rbx\n"
-    "	ret\n");
+    PMU_SEQ_END);
 
 int main(void)
 {

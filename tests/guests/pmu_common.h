@@ -36,6 +36,28 @@ static inline struct pmu_cfg pmu_cfg_read(void)
 }
 
 /*
+ * An asm function `name` that counts its body at CPL0: one WRMSR sets
+ * GLOBAL_CTRL to `gp` | `fixed` << 32 (not counted: a WRMSR counts with the
+ * counters as they were), then the body, then PMU_SEQ_END_INSNS
+ * instructions clear it (the last, a WRMSR, counted).  RBX is the body's.
+ */
+#define PMU_SEQ_BEGIN(name, gp, fixed)				\
+	".globl " #name "\n" #name ":\n"			\
+	"	pushq %rbx\n"					\
+	"	movl $0x38f, %ecx\n"				\
+	"	movl $" #gp ", %eax\n"				\
+	"	movl $" #fixed ", %edx\n"			\
+	"	wrmsr\n"
+#define PMU_SEQ_END						\
+	"	movl $0x38f, %ecx\n"				\
+	"	xorl %eax, %eax\n"				\
+	"	xorl %edx, %edx\n"				\
+	"	wrmsr\n"					\
+	"	popq %rbx\n"					\
+	"	ret\n"
+#define PMU_SEQ_END_INSNS	4
+
+/*
  * EventSelect | UMask of @ev on the core CPUID.1 names, as tools choose
  * model-specific encodings (include/x86-pmu/events.h); the guest fails
  * where that core has none.
