@@ -11,6 +11,23 @@
 
 /* Does KVM_GUESTDBG_SINGLESTEP step CPL3 code? */
 int kvm_probe_user_step(int kvm_fd, bool *can_step);
+
+/* The NOPs that probe steps, and the debug exits that may leave RIP where it was. */
+#define KVM_PROBE_STEP_NOPS	4
+#define KVM_PROBE_STEP_STALLS	16
+
+struct kvm_probe_step_walk {
+	uint64_t rip;			/* where the last step left RIP */
+	unsigned int steps, stalls;
+};
+
+/*
+ * One exit of that probe's vCPU (a debug exit at `cpl` and `rip`, or
+ * another): true while the walk goes on, w->steps the NOPs stepped one at a
+ * time.
+ */
+bool kvm_probe_step_seen(struct kvm_probe_step_walk *w, bool debug_exit, unsigned int cpl,
+			 uint64_t rip);
 /* Does KVM answer a guest's RDPMC of counter `ecx` itself instead of raising #GP? */
 int kvm_probe_rdpmc(int kvm_fd, uint32_t ecx, bool *answered_by_kvm);
 /* Does single-stepping follow an exception into its handler? */
