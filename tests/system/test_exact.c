@@ -65,9 +65,10 @@ static const char *kvm_vendor_module(void)
 /*
  * The start-up probes against what the host's kind does. On VMX and SVM,
  * KVM_GUESTDBG_SINGLESTEP sets RFLAGS.TF, which traps after an instruction
- * at any privilege level (SDM Vol. 3B 18.3.1.4), and event delivery
- * through an interrupt gate clears TF (SDM Vol. 3A 6.12.1.3; APM Vol. 2
- * 8.7.2), so the handler runs unstepped; execution breakpoints fire. On
+ * at any privilege level (SDM Vol. 3B 18.3.1.4, single-step exception
+ * condition), and delivery through an interrupt or trap gate clears TF
+ * (SDM Vol. 3A 6.12.1, flag usage by handler procedures), so the handler
+ * runs unstepped; execution breakpoints fire. On
  * kvm_pvm guest user mode runs natively, unstepped, and its emulator steps
  * into handlers. The probes must say so whatever else the host does (on
  * Bochs 2.7's VMX, debug exits that ran nothing come first: probe.c).

@@ -206,8 +206,8 @@ static void probe_destroy(struct probe *p)
  * instruction a VM exit interrupted (the EPT violations of the probe's
  * first page-table and code fetches) as a pending debug exception raises
  * it at the next VM entry, before the instruction runs. Hardware saves
- * that field clear for such exits (SDM Vol. 3C 28.3.4); Bochs 2.7 does
- * not. Anything else ends the walk.
+ * that field clear for such exits (SDM Vol. 3C 28.3.4, saving non-register
+ * state); Bochs 2.7 does not. Anything else ends the walk.
  */
 bool kvm_probe_step_seen(struct kvm_probe_step_walk *w, bool debug_exit, unsigned int cpl,
 			 uint64_t rip)
