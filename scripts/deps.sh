@@ -14,6 +14,9 @@ PKGS="$PKGS cpio"
 PKGS="$PKGS linux-perf"
 # ...and rr, recorded and replayed in that image (README "rr in the guest").
 PKGS="$PKGS rr"
+# The VMX lab (tests/lab/pmuvm-lab-vmx): Bochs with VMX, its BIOS and VGA
+# BIOS, and the FAT boot disk it boots from (syslinux, mtools, dosfstools).
+PKGS="$PKGS bochs bochsbios vgabios syslinux syslinux-common mtools dosfstools"
 
 missing=""
 for p in $PKGS; do
