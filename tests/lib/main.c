@@ -2,8 +2,9 @@
  * main() of every Check test binary: runs every registered suite, one runner
  * each, so a suite's result line (and, with CK_VERBOSITY=verbose, each test's)
  * appears as soon as it ends. Check's own CK_RUN_SUITE / CK_RUN_CASE
- * variables select a subset; PMUVM_TESTS_SUITES="a b ..." runs the suites
- * named, in that order (the VMX lab's share: scripts/run-tests.sh);
+ * variables select a subset; PMUVM_TESTS_SUITES="a b:c ..." runs the suites
+ * named (suite b's test case c only), in that order (the VMX lab's share:
+ * scripts/run-tests.sh);
  * PMUVM_TESTS_SKIP=N skips the first N suites of those that would run
  * (scripts/run-tests.sh resumes a run that the lab's own failure cut short,
  * counting the suites by Check's "Running suite(s)" lines). The last line
@@ -59,14 +60,19 @@ static int run_named(char *names, int first, double t0)
 		double ts;
 		int n;
 
+		char *tcase = strchr(name, ':');
+
 		if (first-- > 0)
 			continue;
+		if (tcase)
+			*tcase++ = '\0';
 		sr = runner_all();
 		ts = mono_s();
-		srunner_run(sr, name, NULL, CK_ENV);
+		srunner_run(sr, name, tcase, CK_ENV);
 		n = srunner_ntests_run(sr);
 		if (!n) {
-			fprintf(stderr, "tests: PMUVM_TESTS_SUITES: no suite '%s' with tests\n", name);
+			fprintf(stderr, "tests: PMUVM_TESTS_SUITES: no suite '%s'%s%s with tests\n", name,
+				tcase ? " with a test case " : "", tcase ? tcase : "");
 			failed++;
 		}
 		printf("(%.1f s)\n", mono_s() - ts);
