@@ -8,7 +8,8 @@
 #   make check      build and run every test (installs missing packages first:
 #                   make deps-check); system tests run in the lab (tests/lab/)
 #                   without /dev/kvm
-#   make check-lab  the system tests in the lab, even where /dev/kvm is usable
+#   make check-lab  the system tests in the labs (SVM; VMX: a share), even where
+#                   /dev/kvm is usable (PMUVM_LABS="svm vmx" chooses)
 #   make coverage   branch coverage of the vPMU model
 #   make compare    the compare guest under QEMU/KVM and under pmuvm, side by side
 #                   (COMPARE_ARGS="--pmu amd": pmuvm's AMD PMU)
@@ -255,7 +256,7 @@ check:
 	@$(MAKE) --no-print-directory test-bins
 	@SANITIZE=$(SANITIZE) scripts/run-tests.sh $(O)
 
-# The system tests in the lab even where /dev/kvm is usable here.
+# The system tests in the labs even where /dev/kvm is usable here.
 check-lab:
 	@$(MAKE) --no-print-directory deps-check
 	@$(MAKE) --no-print-directory test-bins

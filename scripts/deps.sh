@@ -46,6 +46,13 @@ valgrind		# make bench: an exit's cost in instructions (callgrind)
 man-db			# the installed man page rendered (scripts/check-man.sh)
 python3			# scripts/check-comments.sh, make bench (scripts/bench.py)
 python3-jsonschema	# every --report validated against docs/report.schema.json (scripts/check-reports.sh)
+bochs			# the VMX lab (tests/lab/pmuvm-lab-vmx): Bochs with VMX...
+bochsbios		# ...its BIOS,
+vgabios			# ...its VGA BIOS,
+syslinux		# ...and the FAT boot disk it boots from
+syslinux-common
+mtools
+dosfstools
 EOF_PKGS
 }
 

@@ -3,7 +3,10 @@
  * main() of every Check test binary: runs every registered suite, one runner
  * each, so a suite's result line (and, with CK_VERBOSITY=verbose, each test's)
  * appears as soon as it ends. Check's own CK_RUN_SUITE / CK_RUN_CASE
- * variables select a subset; PMUVM_TESTS_SKIP=N skips the first N suites
+ * variables select a subset; PMUVM_TESTS_SUITES="a b:c ..." runs the suites
+ * named (suite b's test case c only), in that order (the VMX lab's share:
+ * scripts/run-tests.sh);
+ * PMUVM_TESTS_SKIP=N skips the first N suites of those that would run
  * (scripts/run-tests.sh resumes a run that the lab's own failure cut short,
  * counting the suites by Check's "Running suite(s)" lines). The last line
  * totals the checks run, those that failed and those skipped (TEST_SKIP,
@@ -11,6 +14,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "suite.h"
@@ -49,6 +53,52 @@ static double mono_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* A runner with every suite registered. */
+static SRunner *runner_all(void)
+{
+	SRunner *sr = srunner_create(suites[0]());
+
+	for (int i = 1; i < nr_suites; i++)
+		srunner_add_suite(sr, suites[i]());
+	return sr;
+}
+
+/* PMUVM_TESTS_SUITES: the suites `names` names, each in a runner of its own. */
+static int run_named(char *names, int first, double t0)
+{
+	int run = 0, failed = 0;
+
+	for (char *save, *name = strtok_r(names, " ", &save); name;
+	     name = strtok_r(NULL, " ", &save)) {
+		SRunner *sr;
+		double ts;
+		int n;
+
+		char *tcase = strchr(name, ':');
+
+		if (first-- > 0)
+			continue;
+		if (tcase)
+			*tcase++ = '\0';
+		sr = runner_all();
+		ts = mono_s();
+		srunner_run(sr, name, tcase, CK_ENV);
+		n = srunner_ntests_run(sr);
+		if (!n) {
+			fprintf(stderr, "tests: PMUVM_TESTS_SUITES: no suite '%s'%s%s with tests\n", name,
+				tcase ? " with a test case " : "", tcase ? tcase : "");
+			failed++;
+		}
+		printf("(%.1f s)\n", mono_s() - ts);
+		run += n;
+		failed += srunner_ntests_failed(sr);
+		srunner_free(sr);
+		fflush(stdout);
+	}
+	printf("total: %d checks run, %d failed (%.0f s)\n", run, failed, mono_s() - t0);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 int main(void)
 {
 	const char *skip = getenv("PMUVM_TESTS_SKIP");
@@ -61,12 +111,17 @@ int main(void)
 		fprintf(stderr, "tests: no suites registered\n");
 		return EXIT_FAILURE;
 	}
+	if (getenv("PMUVM_TESTS_SUITES")) {
+		char *names = strdup(getenv("PMUVM_TESTS_SUITES"));
+
+		if (!names || first < 0)
+			return EXIT_FAILURE;
+		return run_named(names, first, t0);
+	}
 	/* A selection by name needs every suite in one runner (Check filters). */
 	if (getenv("CK_RUN_SUITE") || getenv("CK_RUN_CASE")) {
-		SRunner *sr = srunner_create(suites[0]());
+		SRunner *sr = runner_all();
 
-		for (i = 1; i < nr_suites; i++)
-			srunner_add_suite(sr, suites[i]());
 		srunner_run_all(sr, CK_ENV);
 		failed = srunner_ntests_failed(sr);
 		printf("total: %d checks run, %d failed, %d skipped (%.0f s)\n",
