@@ -6,7 +6,8 @@
  * event vector lengths and hidden events, GP counter counts with and
  * without full-width writes, fixed counter counts and version 5 bitmaps.
  * Each run checks the guest saw the CPUID.0AH asked for and passed every
- * rule for it.
+ * rule for it.  The same guest then mirrors pmu_event_filter_test: under
+ * each --event-filter, exactly the allowed events and fixed counters count.
  */
 #include <stdio.h>
 #include <string.h>
@@ -193,6 +194,45 @@ START_TEST(test_pmu_counters)
 }
 END_TEST
 
+/*
+ * pmu_event_filter_test's cases on instructions (0xC0) and branches
+ * (0xC4): a list with or without them, allowing or denying; the fixed
+ * counters by the bitmap alone (docs/kvm-vpmu.md 1.6).  `counting` and
+ * `fixed` are what counts, of PRODUCED and fixed counters 0-2.
+ */
+static const struct filter_case {
+	const char *text;
+	unsigned int counting, fixed;
+} filter_cases[] = {
+	{ "action deny\nevent 0xc0 0x00\nevent 0xc4 0x00\n", PRODUCED & ~0x22u, 0x7 },
+	{ "action allow\nevent 0xc0 0x00\nevent 0xc4 0x00\n", 0x22, 0x0 },
+	{ "action deny\nevent 0x2e 0x4f\nevent 0x2e 0x41\n", PRODUCED, 0x7 },
+	{ "action allow\nevent 0x2e 0x4f\nevent 0x2e 0x41\n", 0x0, 0x0 },
+	{ "action allow\nevent 0xc0 0x00\nfixed_counter_bitmap 0x5\n", 0x02, 0x5 },
+	{ "action deny\nevent 0xc4 0x00\nfixed_counter_bitmap 0x1\n", PRODUCED & ~0x20u, 0x6 },
+	{ "action deny\nmasked 0xc0 0x00 0x00\nfixed_counter_bitmap 0x7\n", PRODUCED & ~0x02u, 0x0 },
+};
+
+START_TEST(test_pmu_counters_filter)
+{
+	const struct filter_case *c = &filter_cases[_i];
+	char filter[512], append[64];
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	snprintf(filter, sizeof(filter), "%s", tmp_path("filter.txt"));
+	ck_assert(write_file(filter, c->text, strlen(c->text)));
+	snprintf(append, sizeof(append), "counting=0x%x fixed_counting=0x%x", c->counting, c->fixed);
+	pmuvm_run(&r, "--pebs", "off", "--timeout", "60", "--event-filter", filter, "--append",
+		  append, guest_path("pmu_counters"));
+	expect_guest_pass(&r, c->text);
+	expect_guest_ok(&r, "fixed counters");
+	expect_guest_ok(&r, "architectural events");
+	expect_only_unproduced_warnings(r.err, c->text);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 static Suite *pmu_counters_suite(void)
 {
 	Suite *s = suite_create("pmu_counters");
@@ -200,6 +240,11 @@ static Suite *pmu_counters_suite(void)
 
 	tcase_set_timeout(tc, 150);
 	tcase_add_loop_test(tc, test_pmu_counters, 0, (int)(sizeof(cases) / sizeof(cases[0])));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("event_filter");
+	tcase_set_timeout(tc, 150);
+	tcase_add_loop_test(tc, test_pmu_counters_filter, 0,
+			    (int)(sizeof(filter_cases) / sizeof(filter_cases[0])));
 	suite_add_tcase(s, tc);
 	return s;
 }
