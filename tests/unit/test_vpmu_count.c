@@ -263,6 +263,16 @@ START_TEST(test_gp_enable)
 }
 END_TEST
 
+/* A model of cfg with instructions on GP 0 and fixed 0, branches on GP 1. */
+static void init_insns_branches(struct vpmu *pmu, const struct vpmu_config *cfg)
+{
+	vpmu_init(pmu, cfg);
+	wr(pmu, MSR_IA32_PERFEVTSEL0, INSNS);
+	wr(pmu, MSR_IA32_PERFEVTSEL0 + 1, PMU_EVENT_BRANCHES | EN_ALL);
+	wr(pmu, MSR_IA32_FIXED_CTR_CTRL, FIXED_ALL(0));
+	wr(pmu, MSR_IA32_PERF_GLOBAL_CTRL, 0x3 | GLOBAL_CTRL_FIXED(0));
+}
+
 /* An event missing from available_events counts nowhere. */
 START_TEST(test_unavailable_event)
 {
@@ -272,11 +282,7 @@ START_TEST(test_unavailable_event)
 	vpmu_config_default(&cfg, 5);
 	cfg.available_events = 1u << PMU_EV_BRANCHES;
 	ck_assert_int_eq(vpmu_config_validate(&cfg), 0);
-	vpmu_init(&pmu, &cfg);
-	wr(&pmu, MSR_IA32_PERFEVTSEL0, INSNS);
-	wr(&pmu, MSR_IA32_PERFEVTSEL0 + 1, PMU_EVENT_BRANCHES | EN_ALL);
-	wr(&pmu, MSR_IA32_FIXED_CTR_CTRL, FIXED_ALL(0));
-	wr(&pmu, MSR_IA32_PERF_GLOBAL_CTRL, 0x3 | GLOBAL_CTRL_FIXED(0));
+	init_insns_branches(&pmu, &cfg);
 	vpmu_count(&pmu, PMU_EV_INSTRUCTIONS, 9, 0);
 	vpmu_count(&pmu, PMU_EV_BRANCHES, 4, 0);
 	ck_assert_uint_eq(gp(&pmu, 0), 0);
@@ -321,11 +327,7 @@ START_TEST(test_hidden_event_counts)
 	else
 		cfg.event_vector_len = 0;
 	ck_assert_int_eq(vpmu_config_validate(&cfg), 0);
-	vpmu_init(&pmu, &cfg);
-	wr(&pmu, MSR_IA32_PERFEVTSEL0, INSNS);
-	wr(&pmu, MSR_IA32_PERFEVTSEL0 + 1, PMU_EVENT_BRANCHES | EN_ALL);
-	wr(&pmu, MSR_IA32_FIXED_CTR_CTRL, FIXED_ALL(0));
-	wr(&pmu, MSR_IA32_PERF_GLOBAL_CTRL, 0x3 | GLOBAL_CTRL_FIXED(0));
+	init_insns_branches(&pmu, &cfg);
 	vpmu_count(&pmu, PMU_EV_INSTRUCTIONS, 45, 0);
 	vpmu_count(&pmu, PMU_EV_BRANCHES, 10, 3);
 	ck_assert_uint_eq(gp(&pmu, 0), 45);
