@@ -103,7 +103,7 @@ static void enumerate(struct vpmu *pmu, struct enumeration *e)
 	      "CPUID.0AH version or counters", 0);
 	check(!e->nr_gp || (e->gp_width >= 32 && e->gp_width == pmu->cfg.gp_width),
 	      "CPUID.0AH GP width", 0);
-	check(e->version < 2 || e->fixed == (1u << pmu->cfg.nr_fixed) - 1,
+	check(e->version < 2 || e->fixed == vpmu_fixed_counters(&pmu->cfg),
 	      "CPUID.0AH fixed counters", 0);
 	check(!e->fixed || (e->fixed_width >= 32 && e->fixed_width == pmu->cfg.fixed_width),
 	      "CPUID.0AH fixed width", 0);
@@ -603,6 +603,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.pebs_baseline = flags & 8;
 	cfg.pebs_format = flags >> 4 & 7;
 	cfg.available_events = u8(&c);
+	cfg.event_vector_len = PMU_EV_VECTOR_LEN;
 	if (vpmu_config_validate(&cfg))
 		return 0;
 

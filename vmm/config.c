@@ -54,12 +54,21 @@ static const char usage_text[] =
 "  --pmu-version N        Intel architectural PMU version, 0 (none) to 5\n"
 "                         (default 5); AMD: 1 (legacy or core extension) or 2\n"
 "                         (PerfMonV2, default)\n"
-"  --gp-counters N        general-purpose counters, 1-8 (default 8; AMD: 4 or 6\n"
+"  --gp-counters N        general-purpose counters, 0-8 (default 8; AMD: 4 or 6\n"
 "                         with version 1, 1-6 with version 2, default 6)\n"
 "  --gp-width BITS        general-purpose counter width, 32-63 (default 48;\n"
 "                         AMD: 48)\n"
 "  --fixed-counters N     fixed counters, 0-4 (default 3; version 1 and AMD\n"
 "                         have none)\n"
+"  --fixed-counter-mask MASK  version 5: the fixed counters as CPUID.0AH:ECX,\n"
+"                         0-0xf (counter i exists if bit i is set or i is\n"
+"                         below --fixed-counters, which then defaults to the\n"
+"                         counters from 0 the mask names without a gap)\n"
+"  --pmu-event-vector-len N  CPUID.0AH:EAX[31:24], the architectural events\n"
+"                         enumerated, 0-32 (default 8; Linux needs 7)\n"
+"  --pmu-events-unavailable MASK  CPUID.0AH:EBX bits to set, 0-0xffffffff:\n"
+"                         the guest is told those events are unavailable,\n"
+"                         but they still count (docs/counting.md)\n"
 "  --full-width-writes on|off  IA32_A_PMCx and PERF_CAPABILITIES.FW_WRITE\n"
 "                         (default on)\n"
 "  --cpu-mhz MHZ          core clock for cycle events (default: TSC frequency)\n"
@@ -93,7 +102,8 @@ enum {
 	OPT_REPORT, OPT_PROFILE, OPT_PMU_VERSION, OPT_GP_COUNTERS, OPT_GP_WIDTH,
 	OPT_FIXED_COUNTERS, OPT_FULL_WIDTH, OPT_CPU_MHZ, OPT_CYCLES, OPT_CPI, OPT_VERSION,
 	OPT_EVENT_FILTER, OPT_PEBS, OPT_PEBS_FORMAT, OPT_PMU, OPT_CPU_VENDOR, OPT_INITRD,
-	OPT_EXACT, OPT_PROFILE_FOLDED, OPT_VIRTIOFS, OPT_KERNEL,
+	OPT_EXACT, OPT_PROFILE_FOLDED, OPT_VIRTIOFS, OPT_KERNEL, OPT_FIXED_MASK,
+	OPT_EVENT_VECTOR_LEN, OPT_EVENTS_UNAVAILABLE,
 };
 
 static const struct option long_opts[] = {
@@ -116,6 +126,9 @@ static const struct option long_opts[] = {
 	{ "gp-counters",	required_argument, NULL, OPT_GP_COUNTERS },
 	{ "gp-width",		required_argument, NULL, OPT_GP_WIDTH },
 	{ "fixed-counters",	required_argument, NULL, OPT_FIXED_COUNTERS },
+	{ "fixed-counter-mask",	required_argument, NULL, OPT_FIXED_MASK },
+	{ "pmu-event-vector-len", required_argument, NULL, OPT_EVENT_VECTOR_LEN },
+	{ "pmu-events-unavailable", required_argument, NULL, OPT_EVENTS_UNAVAILABLE },
 	{ "full-width-writes",	required_argument, NULL, OPT_FULL_WIDTH },
 	{ "cpu-mhz",		required_argument, NULL, OPT_CPU_MHZ },
 	{ "cycles",		required_argument, NULL, OPT_CYCLES },
@@ -172,6 +185,22 @@ static int parse_uint(const char *opt, const char *s, unsigned long lo,
 		return -EINVAL;
 	}
 	*out = (unsigned int)v;
+	return 0;
+}
+
+/* A bit mask, in hex (0x...) or decimal. */
+static int parse_mask(const char *opt, const char *s, unsigned long hi, uint32_t *out)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (*s < '0' || *s > '9' || *end || errno || v > hi) {
+		pr_err("%s: '%s' is not a mask from 0 to 0x%lx", opt, s, hi);
+		return -EINVAL;
+	}
+	*out = (uint32_t)v;
 	return 0;
 }
 
@@ -253,6 +282,7 @@ static void config_defaults(struct pmuvm_config *cfg)
 	cfg->pmu.nr_fixed = 3;
 	cfg->pmu.fixed_width = 48;
 	cfg->pmu.full_width_write = true;
+	cfg->pmu.event_vector_len = PMU_EV_VECTOR_LEN;
 	cfg->bench_raw_step = env_is_1("PMUVM_BENCH_RAW_STEP");
 	cfg->bench_timing = env_is_1("PMUVM_BENCH_TIMING");
 	cfg->kvm_device = getenv("PMUVM_KVM_DEVICE");
@@ -277,6 +307,8 @@ struct pebs_opts {
 struct pmu_opts {
 	enum { PMU_OPT_INTEL, PMU_OPT_AMD, PMU_OPT_NONE } kind;
 	bool vendor_set, version_set, gp_set, width_set, fixed_set, fw_set;
+	/* The CPUID.0AH enumeration options (config_pmu_leaf_0a()). */
+	bool fixed_mask_set, evlen_set, unavail_set;
 	struct pebs_opts pebs;
 };
 
@@ -327,13 +359,25 @@ static int parse_pmu_opt(struct pmuvm_config *cfg, int opt, const char *arg, str
 		return parse_uint("--pmu-version", arg, 0, 5, &cfg->pmu.version);
 	case OPT_GP_COUNTERS:
 		o->gp_set = true;
-		return parse_uint("--gp-counters", arg, 1, VPMU_MAX_GP, &cfg->pmu.nr_gp);
+		return parse_uint("--gp-counters", arg, 0, VPMU_MAX_GP, &cfg->pmu.nr_gp);
 	case OPT_GP_WIDTH:
 		o->width_set = true;
 		return parse_uint("--gp-width", arg, 32, 63, &cfg->pmu.gp_width);
 	case OPT_FIXED_COUNTERS:
 		o->fixed_set = true;
 		return parse_uint("--fixed-counters", arg, 0, VPMU_MAX_FIXED, &cfg->pmu.nr_fixed);
+	case OPT_FIXED_MASK:
+		o->fixed_mask_set = true;
+		return parse_mask("--fixed-counter-mask", arg, (1ul << VPMU_MAX_FIXED) - 1,
+				  &cfg->pmu.fixed_bitmap);
+	case OPT_EVENT_VECTOR_LEN:
+		o->evlen_set = true;
+		return parse_uint("--pmu-event-vector-len", arg, 0, VPMU_MAX_EVENT_VECTOR_LEN,
+				  &cfg->pmu.event_vector_len);
+	case OPT_EVENTS_UNAVAILABLE:
+		o->unavail_set = true;
+		return parse_mask("--pmu-events-unavailable", arg, 0xfffffffful,
+				  &cfg->pmu.events_unavailable);
 	case OPT_FULL_WIDTH:
 		o->fw_set = true;
 		return parse_onoff("--full-width-writes", arg, &cfg->pmu.full_width_write);
@@ -448,8 +492,8 @@ static int config_pmu_amd(struct pmuvm_config *cfg, const struct pmu_opts *o)
 		pr_err("--gp-counters: AMD PMU version 1 has 4 counters (legacy) or 6 (core extension)");
 		return -EINVAL;
 	}
-	if (amd.nr_gp > 6) {
-		pr_err("--gp-counters: the AMD PMU has at most 6 core counters");
+	if (!amd.nr_gp || amd.nr_gp > 6) {
+		pr_err("--gp-counters: the AMD PMU has 1 to 6 core counters");
 		return -EINVAL;
 	}
 	if (o->width_set && cfg->pmu.gp_width != 48) {
@@ -463,7 +507,39 @@ static int config_pmu_amd(struct pmuvm_config *cfg, const struct pmu_opts *o)
 		       o->pebs.format ? "--pebs-format" : "--pebs");
 		return -EINVAL;
 	}
+	if (o->fixed_mask_set || o->evlen_set || o->unavail_set) {
+		pr_err("%s: CPUID leaf 0AH is Intel's; the AMD PMU has none",
+		       o->fixed_mask_set ? "--fixed-counter-mask" :
+		       o->evlen_set ? "--pmu-event-vector-len" : "--pmu-events-unavailable");
+		return -EINVAL;
+	}
 	cfg->pmu = amd;
+	return 0;
+}
+
+/*
+ * The CPUID.0AH options that only change what the guest is told: the
+ * version 5 fixed-counter bitmap (ECX), and the event vector (EAX[31:24],
+ * EBX), which a version 0 CPU does not have.
+ */
+static int config_pmu_leaf_0a(struct pmuvm_config *cfg, const struct pmu_opts *o)
+{
+	uint32_t mask = cfg->pmu.fixed_bitmap;
+
+	if (!cfg->pmu.version && (o->evlen_set || o->unavail_set)) {
+		pr_err("%s: a CPU without a PMU (version 0) has no CPUID.0AH event vector",
+		       o->evlen_set ? "--pmu-event-vector-len" : "--pmu-events-unavailable");
+		return -EINVAL;
+	}
+	if (!o->fixed_mask_set)
+		return 0;
+	if (cfg->pmu.version != 5) {
+		pr_err("--fixed-counter-mask: the fixed-counter bitmap (CPUID.0AH:ECX) needs --pmu-version 5");
+		return -EINVAL;
+	}
+	/* EDX[4:0] counts the counters from 0 the mask names without a gap. */
+	if (!o->fixed_set)
+		cfg->pmu.nr_fixed = (unsigned int)__builtin_ctz(~mask);
 	return 0;
 }
 
@@ -472,6 +548,8 @@ static int config_pmu_intel(struct pmuvm_config *cfg, const struct pmu_opts *o)
 {
 	struct pebs_opts pebs = o->pebs;
 
+	if (config_pmu_leaf_0a(cfg, o))
+		return -EINVAL;
 	/* Version 1 has no fixed counters (SDM 18.2.1); asking for some is an error. */
 	if (cfg->pmu.version == 1) {
 		if (o->fixed_set && cfg->pmu.nr_fixed) {

@@ -93,7 +93,11 @@ static json_object *report_config(const struct pmuvm_config *cfg, const struct v
 	json_object_object_add(p, "fixed_width", report_u64(cfg->pmu.fixed_width));
 	json_object_object_add(p, "full_width_writes",
 			       json_object_new_boolean(cfg->pmu.full_width_write));
+	json_object_object_add(p, "fixed_counter_mask",
+			       report_hex(vpmu_fixed_counters(&cfg->pmu)));
 	json_object_object_add(p, "available_events", report_hex(cfg->pmu.available_events));
+	json_object_object_add(p, "event_vector_len", report_u64(cfg->pmu.event_vector_len));
+	json_object_object_add(p, "events_unavailable", report_hex(cfg->pmu.events_unavailable));
 	json_object_object_add(p, "tsc_khz", report_u64(vm->tsc_khz));
 	json_object_object_add(p, "cpu_khz", report_u64(cfg->cpu_khz ? cfg->cpu_khz : vm->tsc_khz));
 	json_object_object_add(p, "cycles", json_object_new_string(cfg->cycles == CYCLES_MODEL ?
@@ -122,7 +126,8 @@ static json_object *report_vcpu_pmu(const struct vcpu *vcpu)
 		json_object_object_add(c, "evtsel", report_hex(pmu->gp[i].ctl));
 		json_object_array_add(gp, c);
 	}
-	for (i = 0; i < pmu->cfg.nr_fixed; i++)
+	/* Up to the highest fixed counter; a hole (version 5 bitmap) reads 0. */
+	for (i = 0; i < vpmu_fixed_span(&pmu->cfg); i++)
 		json_object_array_add(fx, report_u64(pmu->fixed[i].value));
 	json_object_object_add(o, "gp", gp);
 	json_object_object_add(o, "fixed", fx);

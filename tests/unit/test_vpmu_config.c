@@ -22,7 +22,62 @@ START_TEST(test_default_v5)
 	ck_assert_uint_eq(cfg.pebs_format, 0);
 	ck_assert(!cfg.pebs_baseline);
 	ck_assert_uint_eq(cfg.available_events, (1u << PMU_EV_NR) - 1);
+	ck_assert_uint_eq(cfg.event_vector_len, PMU_EV_VECTOR_LEN);
+	ck_assert_uint_eq(cfg.events_unavailable, 0);
+	ck_assert_uint_eq(cfg.fixed_bitmap, 0);
 	ck_assert_int_eq(vpmu_config_validate(&cfg), 0);
+}
+END_TEST
+
+/* The CPUID.0AH enumeration fields: their limits, per version and vendor. */
+static const struct {
+	const char *name;
+	enum vpmu_vendor_id vendor;
+	unsigned int version, len;
+	uint32_t bitmap, hidden;
+	int ret;
+} enum_cases[] = {
+	{ "len 0",		VPMU_VENDOR_INTEL, 5, 0, 0, 0, 0 },
+	{ "len 32",		VPMU_VENDOR_INTEL, 5, 32, 0, 0, 0 },
+	{ "len 33",		VPMU_VENDOR_INTEL, 5, 33, 0, 0, -EINVAL },
+	{ "all hidden",		VPMU_VENDOR_INTEL, 1, 8, 0, 0xffffffff, 0 },
+	{ "bitmap v5",		VPMU_VENDOR_INTEL, 5, 8, 0xf, 0, 0 },
+	{ "bitmap bit 4",	VPMU_VENDOR_INTEL, 5, 8, 0x10, 0, -EINVAL },
+	{ "bitmap v4",		VPMU_VENDOR_INTEL, 4, 8, 0x1, 0, -EINVAL },
+	{ "bitmap v1",		VPMU_VENDOR_INTEL, 1, 8, 0x1, 0, -EINVAL },
+	{ "amd len",		VPMU_VENDOR_AMD, 2, 8, 0, 0, -EINVAL },
+	{ "amd hidden",		VPMU_VENDOR_AMD, 2, 0, 0, 1, -EINVAL },
+	{ "amd bitmap",		VPMU_VENDOR_AMD, 2, 0, 1, 0, -EINVAL },
+};
+
+START_TEST(test_validate_enumeration)
+{
+	struct vpmu_config cfg;
+
+	if (enum_cases[_i].vendor == VPMU_VENDOR_AMD)
+		vpmu_config_default_amd(&cfg, enum_cases[_i].version);
+	else
+		vpmu_config_default(&cfg, enum_cases[_i].version);
+	cfg.event_vector_len = enum_cases[_i].len;
+	cfg.fixed_bitmap = enum_cases[_i].bitmap;
+	cfg.events_unavailable = enum_cases[_i].hidden;
+	ck_assert_msg(vpmu_config_validate(&cfg) == enum_cases[_i].ret, "%s", enum_cases[_i].name);
+}
+END_TEST
+
+/* Version 0 has no leaf 0AH at all: nothing of it survives validation. */
+START_TEST(test_validate_v0_no_enumeration)
+{
+	struct vpmu_config cfg;
+
+	vpmu_config_default(&cfg, 0);
+	cfg.event_vector_len = 8;
+	cfg.events_unavailable = 0xff;
+	cfg.fixed_bitmap = 0x3;
+	ck_assert_int_eq(vpmu_config_validate(&cfg), 0);
+	ck_assert_uint_eq(cfg.event_vector_len, 0);
+	ck_assert_uint_eq(cfg.events_unavailable, 0);
+	ck_assert_uint_eq(cfg.fixed_bitmap, 0);
 }
 END_TEST
 
@@ -58,10 +113,14 @@ START_TEST(test_validate_fills_zero_fields)
 
 	ck_assert_int_eq(vpmu_config_validate(&cfg), 0);
 	ck_assert_uint_eq(cfg.version, 3);
-	ck_assert_uint_eq(cfg.nr_gp, 8);
 	ck_assert_uint_eq(cfg.gp_width, 48);
 	ck_assert_uint_eq(cfg.fixed_width, 48);
-	/* 0 fixed counters, no PDCM and no events are legal choices. */
+	/*
+	 * 0 GP or fixed counters, no PDCM, no events and an empty event
+	 * vector are legal choices (CPUID.0AH can say each).
+	 */
+	ck_assert_uint_eq(cfg.nr_gp, 0);
+	ck_assert_uint_eq(cfg.event_vector_len, 0);
 	ck_assert_uint_eq(cfg.nr_fixed, 0);
 	ck_assert(!cfg.pdcm);
 	ck_assert_uint_eq(cfg.available_events, 0);
@@ -244,6 +303,9 @@ static Suite *vpmu_config_suite(void)
 	tcase_add_test(tc, test_default_v1);
 	tcase_add_test(tc, test_default_v0);
 	tcase_add_test(tc, test_validate_fills_zero_fields);
+	tcase_add_loop_test(tc, test_validate_enumeration, 0,
+			    sizeof(enum_cases) / sizeof(enum_cases[0]));
+	tcase_add_test(tc, test_validate_v0_no_enumeration);
 	tcase_add_test(tc, test_validate_v1_forces_no_fixed);
 	tcase_add_test(tc, test_validate_v0_normalises);
 	tcase_add_test(tc, test_validate_fw_needs_pdcm);

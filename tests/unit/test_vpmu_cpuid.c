@@ -138,6 +138,44 @@ START_TEST(test_01_pebs)
 }
 END_TEST
 
+/*
+ * The operator's enumeration (docs/counting.md, "Architectural events the
+ * CPUID leaves out"): the vector length goes to EAX[31:24] as given, the
+ * hidden events are ORed into EBX, and the v5 ECX bitmap names every
+ * fixed counter, the contiguous ones of EDX[4:0] too.
+ */
+static const struct {
+	unsigned int len, nr_fixed;
+	uint32_t hidden, available, bitmap, ebx, ecx;
+} enum_cases[] = {
+	{ 8, 3, 0x00, 0xff, 0x0, 0x00, 0x7 },
+	{ 0, 3, 0xff, 0xff, 0x0, 0xff, 0x7 },
+	{ 9, 0, 0x02, 0xdf, 0x5, 0x22, 0x5 },
+	{ 1, 1, 0x80000000, 0xff, 0x4, 0x80000000, 0x5 },
+	{ 32, 2, 0x20, 0xfd, 0x8, 0x22, 0xb },
+	{ 7, 0, 0x00, 0xff, 0x0, 0x00, 0x0 },
+};
+
+START_TEST(test_0a_enumeration)
+{
+	struct vpmu_config cfg;
+	uint32_t eax, ebx, ecx, edx;
+
+	config(&cfg, 5);
+	cfg.event_vector_len = enum_cases[_i].len;
+	cfg.events_unavailable = enum_cases[_i].hidden;
+	cfg.available_events = enum_cases[_i].available;
+	cfg.nr_fixed = enum_cases[_i].nr_fixed;
+	cfg.fixed_bitmap = enum_cases[_i].bitmap;
+	ck_assert_int_eq(vpmu_config_validate(&cfg), 0);
+	vpmu_cpuid_0a(&cfg, &eax, &ebx, &ecx, &edx);
+	ck_assert_uint_eq(CPUID_0A_EAX_EVLEN(eax), enum_cases[_i].len);
+	ck_assert_uint_eq(ebx, enum_cases[_i].ebx);
+	ck_assert_uint_eq(ecx, enum_cases[_i].ecx);
+	ck_assert_uint_eq(CPUID_0A_EDX_NR_FIXED(edx), enum_cases[_i].nr_fixed);
+}
+END_TEST
+
 static Suite *vpmu_cpuid_suite(void)
 {
 	Suite *s = suite_create("vpmu_cpuid");
@@ -147,6 +185,7 @@ static Suite *vpmu_cpuid_suite(void)
 	tcase_add_test(tc, test_0a_fields);
 	tcase_add_test(tc, test_0a_no_fixed);
 	tcase_add_loop_test(tc, test_0a_ebx, 0, sizeof(ebx_cases) / sizeof(ebx_cases[0]));
+	tcase_add_loop_test(tc, test_0a_enumeration, 0, sizeof(enum_cases) / sizeof(enum_cases[0]));
 	tcase_add_test(tc, test_01_pdcm);
 	tcase_add_test(tc, test_01_clears);
 	tcase_add_test(tc, test_01_pebs);

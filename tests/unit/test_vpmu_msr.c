@@ -152,7 +152,10 @@ START_TEST(test_reset_values)
 }
 END_TEST
 
-/* GLOBAL_CTRL RESET = GENMASK(nr_gp - 1, 0) for every GP count. */
+/*
+ * GLOBAL_CTRL RESET = GENMASK(nr_gp - 1, 0) for every GP count, 0 with no
+ * GP counter (SDM: "sets bits n-1:0"; fixed enables clear).
+ */
 START_TEST(test_reset_global_ctrl_nr_gp)
 {
 	struct vpmu_config cfg;
@@ -264,6 +267,49 @@ START_TEST(test_fixed_count)
 	}
 	/* The control MSR itself exists from v2 even with no fixed counter. */
 	wr(&pmu, MSR_IA32_FIXED_CTR_CTRL, 0);
+}
+END_TEST
+
+/*
+ * Version 5's ECX bitmap (SDM vol. 2A, CPUID leaf 0AH): fixed counter i
+ * exists iff i < EDX[4:0] or ECX[i], holes included, for every count and
+ * bitmap; an absent one #GPs in its MSR, its FIXED_CTR_CTRL field, its
+ * GLOBAL_CTRL bit and RDPMC, as in KVM's pmu_counters_test.
+ */
+START_TEST(test_fixed_bitmap)
+{
+	unsigned int nr_fixed = _i / 16, bitmap = _i % 16, i;
+	struct vpmu_config cfg;
+	struct vpmu pmu;
+	uint64_t v;
+
+	vpmu_config_default(&cfg, 5);
+	cfg.nr_fixed = nr_fixed;
+	cfg.fixed_bitmap = bitmap;
+	make_pmu_cfg(&pmu, &cfg);
+	for (i = 0; i < VPMU_MAX_FIXED; i++) {
+		bool exists = i < nr_fixed || (bitmap >> i & 1);
+
+		ck_assert_int_eq(vpmu_fixed_exists(&pmu.cfg, i), exists);
+		if (!exists) {
+			rd_gp(&pmu, MSR_IA32_FIXED_CTR0 + i);
+			wr_gp(&pmu, MSR_IA32_FIXED_CTR0 + i, 0xffff);
+			wr_gp(&pmu, MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_OS(i));
+			wr_gp(&pmu, MSR_IA32_PERF_GLOBAL_CTRL, GLOBAL_CTRL_FIXED(i));
+			ck_assert_int_eq(vpmu_rdpmc(&pmu, RDPMC_FIXED | i, &v), VPMU_GP);
+			continue;
+		}
+		wr(&pmu, MSR_IA32_FIXED_CTR0 + i, 0xffff);
+		ck_assert_int_eq(vpmu_rdpmc(&pmu, RDPMC_FIXED | i, &v), VPMU_OK);
+		ck_assert_uint_eq(v, 0xffff);
+		wr(&pmu, MSR_IA32_FIXED_CTR0 + i, 0);
+		wr(&pmu, MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_OS(i));
+		wr(&pmu, MSR_IA32_PERF_GLOBAL_CTRL, GLOBAL_CTRL_FIXED(i));
+		vpmu_count(&pmu, vpmu_fixed_event(i), 10, 0);
+		ck_assert_uint_eq(rd(&pmu, MSR_IA32_FIXED_CTR0 + i), 10);
+		wr(&pmu, MSR_IA32_PERF_GLOBAL_CTRL, 0);
+		wr(&pmu, MSR_IA32_FIXED_CTR_CTRL, 0);
+	}
 }
 END_TEST
 
@@ -852,10 +898,11 @@ static Suite *vpmu_msr_suite(void)
 
 	tcase_add_loop_test(tc, test_existence_per_version, 0, 6);
 	tcase_add_loop_test(tc, test_reset_values, 0, 6);
-	tcase_add_loop_test(tc, test_reset_global_ctrl_nr_gp, 1, 9);
+	tcase_add_loop_test(tc, test_reset_global_ctrl_nr_gp, 0, 9);
 	tcase_add_test(tc, test_reset_pebs);
 	tcase_add_loop_test(tc, test_gp_count, 0, 5 * 8);
 	tcase_add_loop_test(tc, test_fixed_count, 0, 4 * 5);
+	tcase_add_loop_test(tc, test_fixed_bitmap, 0, 5 * 16);
 	tcase_add_test(tc, test_v1_no_fixed);
 	tcase_add_test(tc, test_v1_with_pdcm);
 	tcase_add_test(tc, test_no_pdcm);

@@ -42,7 +42,9 @@ void vpmu_config_default_amd(struct vpmu_config *cfg, unsigned int version)
  */
 static int amd_validate(struct vpmu_config *cfg)
 {
-	if (cfg->version > 2 || cfg->pebs || cfg->nr_fixed)
+	/* Intel's CPUID.0AH fields: AMD has no fixed counters or event vector. */
+	if (cfg->version > 2 || cfg->pebs || cfg->nr_fixed || cfg->fixed_bitmap ||
+	    cfg->event_vector_len || cfg->events_unavailable)
 		return -EINVAL;
 	cfg->pdcm = false;
 	cfg->full_width_write = false;

@@ -43,6 +43,7 @@ void vpmu_config_default(struct vpmu_config *cfg, unsigned int version)
 	cfg->pdcm = version > 1;
 	cfg->full_width_write = cfg->pdcm;
 	cfg->available_events = low_bits(PMU_EV_NR);
+	cfg->event_vector_len = PMU_EV_VECTOR_LEN;
 }
 
 static int check_width(unsigned int *width)
@@ -87,26 +88,36 @@ static int intel_validate(struct vpmu_config *cfg)
 			return -EINVAL;
 		cfg->nr_gp = 0;
 		cfg->nr_fixed = 0;
+		cfg->fixed_bitmap = 0;
 		cfg->gp_width = 0;
 		cfg->fixed_width = 0;
 		cfg->full_width_write = false;
 		cfg->pdcm = false;
 		cfg->pebs_format = 0;
 		cfg->pebs_baseline = false;
+		cfg->event_vector_len = 0;
+		cfg->events_unavailable = 0;
 		return 0;
 	}
 
-	if (!cfg->nr_gp)
-		cfg->nr_gp = VPMU_MAX_GP;
+	/*
+	 * 0 GP counters is a CPUID.0AH the architecture can express (KVM's
+	 * selftests use it): only the fixed counters then exist.
+	 */
 	if (cfg->nr_gp > VPMU_MAX_GP)
 		return -EINVAL;
 	if (check_width(&cfg->gp_width) || check_width(&cfg->fixed_width))
+		return -EINVAL;
+	if (cfg->event_vector_len > VPMU_MAX_EVENT_VECTOR_LEN)
 		return -EINVAL;
 
 	/* Version 1 has no fixed counters and no global MSRs (docs/intel-pmu.md 1.2). */
 	if (cfg->version == 1)
 		cfg->nr_fixed = 0;
 	if (cfg->nr_fixed > VPMU_MAX_FIXED)
+		return -EINVAL;
+	/* The ECX fixed-counter bitmap is a version 5 field (docs/intel-pmu.md 1.2). */
+	if (cfg->fixed_bitmap && (cfg->version < 5 || cfg->fixed_bitmap & ~low_bits(VPMU_MAX_FIXED)))
 		return -EINVAL;
 
 	/*
@@ -188,7 +199,9 @@ static void intel_masks(struct vpmu *pmu)
 
 	if (!pmu->caps.global_ctrl)
 		return;
-	for (i = 0; i < cfg->nr_fixed; i++) {
+	for (i = 0; i < vpmu_fixed_span(cfg); i++) {
+		if (!vpmu_fixed_exists(cfg, i))
+			continue;
 		fixed_valid |= FIXED_CTRL_VALID(i);
 		if (cfg->pebs_baseline)
 			fixed_valid |= FIXED_CTRL_ADAPTIVE(i);
@@ -265,13 +278,21 @@ void vpmu_cpuid_0a(const struct vpmu_config *cfg, uint32_t *eax, uint32_t *ebx,
 		return;		/* EAX[7:0] = 0: no architectural PMU */
 
 	*eax = cfg->version | cfg->nr_gp << 8 | cfg->gp_width << 16 |
-	       PMU_EV_VECTOR_LEN << 24;
-	/* EBX bit i set means event i is NOT available. */
-	*ebx = (uint32_t)(~cfg->available_events & low_bits(PMU_EV_VECTOR_LEN));
+	       cfg->event_vector_len << 24;
+	/*
+	 * EBX bit i set means event i is NOT available: the events no source
+	 * produces, and those the operator hides (they still count).
+	 */
+	*ebx = (uint32_t)(~cfg->available_events & low_bits(PMU_EV_VECTOR_LEN)) |
+	       cfg->events_unavailable;
 
-	/* ECX is the fixed-counter bitmap from v5, reserved (0) before. */
+	/*
+	 * ECX is the fixed-counter bitmap from v5, reserved (0) before. It
+	 * names every fixed counter, the contiguous ones of EDX[4:0] too, as
+	 * a part's "supported fixed counters bit mask" does (SDM vol. 2A).
+	 */
 	if (cfg->version >= 5)
-		*ecx = (uint32_t)low_bits(cfg->nr_fixed);
+		*ecx = vpmu_fixed_counters(cfg);
 
 	/*
 	 * EDX is meaningful from v2. AnyThread is always #GP in this model, so
@@ -461,7 +482,7 @@ static int rd_global_inuse(struct vpmu *pmu, unsigned int idx, uint64_t *data)
 			inuse |= BIT_ULL(i);
 		pmi |= pmu->gp[i].ctl & EVTSEL_INT;
 	}
-	for (i = 0; i < pmu->cfg.nr_fixed; i++) {
+	for (i = 0; i < vpmu_fixed_span(&pmu->cfg); i++) {
 		if (pmu->fixed_ctr_ctrl & (FIXED_CTRL_OS(i) | FIXED_CTRL_USR(i)))
 			inuse |= GLOBAL_CTRL_FIXED(i);
 		pmi |= pmu->fixed_ctr_ctrl & FIXED_CTRL_PMI(i);
@@ -539,10 +560,13 @@ static bool has_a_pmc(const struct vpmu *pmu, unsigned int idx)
 	return pmu->cfg.full_width_write && vpmu_has_gp(pmu, idx);
 }
 
-/* nr_fixed is 0 below v2, so this also hides the fixed counters of v0/v1. */
+/*
+ * nr_fixed and the bitmap are 0 below v2, so this also hides the fixed
+ * counters of v0/v1; from v5 the bitmap may leave holes (SDM vol. 2A).
+ */
 static bool has_fixed(const struct vpmu *pmu, unsigned int idx)
 {
-	return idx < pmu->cfg.nr_fixed;
+	return vpmu_fixed_exists(&pmu->cfg, idx);
 }
 
 static bool has_global_ctrl(const struct vpmu *pmu, unsigned int idx)
@@ -640,7 +664,7 @@ static int intel_rdpmc(const struct vpmu *pmu, uint32_t ecx, uint64_t *data)
 		*data = pmu->gp[idx].value & pmu->gp_mask;
 		return VPMU_OK;
 	case RDPMC_TYPE_FIXED:
-		if (idx >= pmu->cfg.nr_fixed)
+		if (!vpmu_fixed_exists(&pmu->cfg, idx))
 			return VPMU_GP;
 		*data = pmu->fixed[idx].value & pmu->fixed_mask;
 		return VPMU_OK;

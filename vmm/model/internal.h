@@ -31,7 +31,7 @@ static inline uint64_t low_bits(unsigned int n)
 /* Bits of the counters that exist, in the global PMC index layout. */
 static inline uint64_t vpmu_counter_bits(const struct vpmu_config *cfg)
 {
-	return low_bits(cfg->nr_gp) | low_bits(cfg->nr_fixed) << PMC_IDX_FIXED;
+	return low_bits(cfg->nr_gp) | (uint64_t)vpmu_fixed_counters(cfg) << PMC_IDX_FIXED;
 }
 
 /* 0 for CPL 0 (the OS bits), 1 for CPL 1-3 (the USR bits): docs/intel-pmu.md 3.1. */

@@ -90,7 +90,7 @@ bool vpmu_counters_set_from(const struct vpmu *pmu, unsigned int first_gp,
 	for (i = first_gp; i < pmu->cfg.nr_gp; i++)
 		if (pmu->gp[i].value || pmu->gp[i].ctl)
 			return true;
-	for (i = first_fixed; i < pmu->cfg.nr_fixed; i++)
+	for (i = first_fixed; i < vpmu_fixed_span(&pmu->cfg); i++)
 		if (pmu->fixed[i].value || (pmu->fixed_ctr_ctrl >> (4 * i) & 0xf))
 			return true;
 	return false;

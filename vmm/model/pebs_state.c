@@ -18,7 +18,7 @@ void vpmu_pebs_reload(struct vpmu *pmu, unsigned int idx, uint64_t value)
 {
 	if (idx < pmu->cfg.nr_gp)
 		pmu->gp[idx].value = value & pmu->gp_mask;
-	else if (idx >= PMC_IDX_FIXED && idx - PMC_IDX_FIXED < pmu->cfg.nr_fixed)
+	else if (idx >= PMC_IDX_FIXED && vpmu_fixed_exists(&pmu->cfg, idx - PMC_IDX_FIXED))
 		pmu->fixed[idx - PMC_IDX_FIXED].value = value & pmu->fixed_mask;
 	else
 		return;
@@ -29,7 +29,7 @@ bool vpmu_pebs_adaptive(const struct vpmu *pmu, unsigned int idx)
 {
 	if (idx < pmu->cfg.nr_gp)
 		return pmu->gp[idx].ctl & EVTSEL_ADAPTIVE;
-	if (idx >= PMC_IDX_FIXED && idx - PMC_IDX_FIXED < pmu->cfg.nr_fixed)
+	if (idx >= PMC_IDX_FIXED && vpmu_fixed_exists(&pmu->cfg, idx - PMC_IDX_FIXED))
 		return pmu->fixed_ctr_ctrl & FIXED_CTRL_ADAPTIVE(idx - PMC_IDX_FIXED);
 	return false;
 }

@@ -118,8 +118,9 @@ void vpmu_reprogram(struct vpmu *pmu)
 	pmu->unavailable_enabled = 0;
 	for (i = 0; i < pmu->cfg.nr_gp; i++)
 		reprogram_gp(pmu, i, off);
-	for (i = 0; i < pmu->cfg.nr_fixed; i++)
-		reprogram_fixed(pmu, i, off);
+	for (i = 0; i < vpmu_fixed_span(&pmu->cfg); i++)
+		if (vpmu_fixed_exists(&pmu->cfg, i))
+			reprogram_fixed(pmu, i, off);
 	for (lvl = 0; lvl < 2; lvl++) {
 		pmu->events_at[lvl] = 0;
 		for (ev = 0; ev < PMU_EV_NR; ev++)

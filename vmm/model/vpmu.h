@@ -28,6 +28,8 @@
 
 #define VPMU_MAX_GP	8
 #define VPMU_MAX_FIXED	4
+/* CPUID.0AH:EBX has 32 bits: a longer event vector names nothing more. */
+#define VPMU_MAX_EVENT_VECTOR_LEN	32
 
 /* Return values of the MSR and RDPMC accessors. */
 enum {
@@ -46,7 +48,13 @@ struct vpmu_config {
 	unsigned int version;		/* 0 (no PMU) or 1..5 (AMD: 1..2) */
 	unsigned int nr_gp;		/* 1..8 (0 only with version 0) */
 	unsigned int gp_width;		/* bits, 32..64; default 48 */
-	unsigned int nr_fixed;		/* 0..4; forced to 0 for version 1 */
+	unsigned int nr_fixed;		/* 0..4, CPUID.0AH:EDX[4:0]; forced to 0 for version 1 */
+	/*
+	 * Version 5: CPUID.0AH:ECX, fixed counters that exist beyond the first
+	 * nr_fixed (SDM vol. 2A, CPUID leaf 0AH: counter i exists if ECX[i] or
+	 * EDX[4:0] > i); 0 before version 5.  vpmu_fixed_counters() is the union.
+	 */
+	uint32_t fixed_bitmap;
 	unsigned int fixed_width;	/* bits; default 48 */
 	bool full_width_write;		/* PERF_CAPABILITIES.FW_WRITE and 0x4C1+ */
 	bool pdcm;			/* PERF_CAPABILITIES exists (CPUID.1:ECX.PDCM) */
@@ -55,7 +63,35 @@ struct vpmu_config {
 	bool pebs_baseline;		/* adaptive PEBS (format >= 4) */
 	/* Bitmask over enum pmu_arch_event: what the active sources can produce. */
 	uint32_t available_events;
+	/*
+	 * Enumeration only (docs/counting.md, "Architectural events the CPUID
+	 * leaves out"): CPUID.0AH:EAX[31:24], the length of the EBX event
+	 * vector (0..32; 0 is meaningful, so vpmu_config_default() sets it),
+	 * and EBX bits set on top of the events the sources cannot produce.
+	 * Neither changes what counts.
+	 */
+	unsigned int event_vector_len;
+	uint32_t events_unavailable;
 };
+
+/* The fixed counters a configuration has, bit i for counter i (SDM vol. 2A, CPUID leaf 0AH). */
+static inline uint32_t vpmu_fixed_counters(const struct vpmu_config *cfg)
+{
+	return (cfg->nr_fixed ? ~0u >> (32 - cfg->nr_fixed) : 0) | cfg->fixed_bitmap;
+}
+
+/* One past the highest fixed counter: loops over fixed counters stop here. */
+static inline unsigned int vpmu_fixed_span(const struct vpmu_config *cfg)
+{
+	uint32_t fixed = vpmu_fixed_counters(cfg);
+
+	return fixed ? 32 - (unsigned int)__builtin_clz(fixed) : 0;
+}
+
+static inline bool vpmu_fixed_exists(const struct vpmu_config *cfg, unsigned int idx)
+{
+	return idx < 32 && (vpmu_fixed_counters(cfg) >> idx & 1);
+}
 
 struct vpmu_pmc {
 	uint64_t value;		/* always masked to the counter width */

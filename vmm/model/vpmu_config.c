@@ -42,7 +42,7 @@ void vpmu_init(struct vpmu *pmu, const struct vpmu_config *cfg)
 	pmu->cfg = *cfg;
 	pmu->vendor = vpmu_vendor_of(cfg);
 	pmu->gp_mask = cfg->nr_gp ? width_mask(cfg->gp_width) : 0;
-	pmu->fixed_mask = cfg->nr_fixed ? width_mask(cfg->fixed_width) : 0;
+	pmu->fixed_mask = vpmu_fixed_counters(cfg) ? width_mask(cfg->fixed_width) : 0;
 	pmu->vendor->refresh(pmu);
 	pmu->vendor->reset(pmu);
 	vpmu_reprogram(pmu);

@@ -89,6 +89,8 @@ static void pmu_probe_host(struct vm *vm)
 	int r;
 
 	if (vm->cfg->pmu.version) {
+		unsigned int nr_fixed = vpmu_fixed_span(&vm->cfg->pmu);
+
 		r = kvm_probe_rdpmc(vm->kvm_fd, 0, &caps->rdpmc_by_kvm);
 		if (r)
 			pr_info("RDPMC probe failed (%s): assuming guest RDPMC reaches pmuvm",
@@ -98,15 +100,14 @@ static void pmu_probe_host(struct vm *vm)
 			"a guest RDPMC reaches pmuvm (as a #GP it completes)");
 		if (caps->rdpmc_by_kvm) {
 			caps->rdpmc_kvm_gp = pmu_rdpmc_kvm_answers(vm, 0, vm->cfg->pmu.nr_gp);
-			caps->rdpmc_kvm_fixed = pmu_rdpmc_kvm_answers(vm, 1u << 30,
-								      vm->cfg->pmu.nr_fixed);
+			caps->rdpmc_kvm_fixed = pmu_rdpmc_kvm_answers(vm, 1u << 30, nr_fixed);
 			caps->rdpmc_partly_by_kvm = caps->rdpmc_kvm_gp < vm->cfg->pmu.nr_gp ||
-						    caps->rdpmc_kvm_fixed < vm->cfg->pmu.nr_fixed;
+						    caps->rdpmc_kvm_fixed < nr_fixed;
 		}
 		if (caps->rdpmc_partly_by_kvm)
 			pr_info("RDPMC: KVM answers %u of this PMU's %u GP counters and %u of its %u fixed ones and raises #GP for the rest: pmuvm completes those once the guest sets one",
 				caps->rdpmc_kvm_gp, vm->cfg->pmu.nr_gp, caps->rdpmc_kvm_fixed,
-				vm->cfg->pmu.nr_fixed);
+				nr_fixed);
 	}
 	if (caps->rdpmc_by_kvm) {
 		pmu_probe_hw_breakpoints(vm);

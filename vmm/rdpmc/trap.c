@@ -46,16 +46,17 @@ static const uint8_t rdmsr_bytes[MEM_PATCH_LEN] = { 0x0f, 0x32 };
 /* The MSRs RDPMC's ECX names for this PMU's counters, fast reads included. */
 static unsigned int rdpmc_trap_spans(const struct vpmu_config *cfg, struct kvm_msr_span *s)
 {
-	unsigned int n = 0;
+	unsigned int n = 0, nfixed = vpmu_fixed_span(cfg);
 
 	s[n++] = (struct kvm_msr_span){ 0, cfg->nr_gp - 1, true };
 	s[n++] = (struct kvm_msr_span){ RDPMC_ECX_FAST, RDPMC_ECX_FAST + cfg->nr_gp - 1, true };
-	if (cfg->nr_fixed) {
+	/* Up to the highest fixed counter: the model #GPs a hole (version 5). */
+	if (nfixed) {
 		s[n++] = (struct kvm_msr_span){ (uint32_t)RDPMC_FIXED,
-						(uint32_t)RDPMC_FIXED + cfg->nr_fixed - 1, true };
+						(uint32_t)RDPMC_FIXED + nfixed - 1, true };
 		s[n++] = (struct kvm_msr_span){ RDPMC_ECX_FAST | (uint32_t)RDPMC_FIXED,
 						(RDPMC_ECX_FAST | (uint32_t)RDPMC_FIXED) +
-						cfg->nr_fixed - 1, true };
+						nfixed - 1, true };
 	}
 	return n;
 }
@@ -65,7 +66,7 @@ static bool rdpmc_trap_msr_routed(const struct vpmu_config *cfg, uint32_t msr)
 	uint32_t idx = msr & ~(RDPMC_ECX_FAST | (uint32_t)RDPMC_FIXED);
 
 	if (msr & (uint32_t)RDPMC_FIXED)
-		return idx < cfg->nr_fixed;
+		return idx < vpmu_fixed_span(cfg);
 	return idx < cfg->nr_gp;
 }
 
