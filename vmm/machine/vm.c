@@ -16,21 +16,47 @@
 /* Where QEMU's pc machine puts the TSS KVM needs on VMX hosts (below the BIOS). */
 #define VM_TSS_ADDR	0xfffbd000ULL
 
+/*
+ * Guest RAM is a memfd, mapped shared: the emulation engine maps its pages
+ * a second time, in the guest's linear order (exact/emulate.c). Where
+ * memfd_create() fails, anonymous memory (the engine then maps less).
+ */
+static uint8_t *vm_alloc_ram(struct vm *vm, int *fd)
+{
+	void *p;
+
+	*fd = memfd_create("pmuvm-guest-ram", MFD_CLOEXEC);
+	if (*fd >= 0 && ftruncate(*fd, (off_t)vm->ram_size) == 0) {
+		p = mmap(NULL, vm->ram_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+			 *fd, 0);
+		if (p != MAP_FAILED)
+			return p;
+	}
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+	p = mmap(NULL, vm->ram_size, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, vm->ram_size, MADV_MERGEABLE);
+	return p;
+}
+
 static int vm_setup_memory(struct vm *vm)
 {
 	unsigned int i;
+	int fd;
 
-	vm->ram = mmap(NULL, vm->ram_size, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (vm->ram == MAP_FAILED) {
-		vm->ram = NULL;
+	vm->ram = vm_alloc_ram(vm, &fd);
+	if (!vm->ram) {
 		pr_err("cannot reserve %llu bytes of guest RAM: %s",
 		       (unsigned long long)vm->ram_size, strerror(errno));
 		return PMUVM_EXIT_HOST_ERROR;
 	}
-	madvise(vm->ram, vm->ram_size, MADV_MERGEABLE);
 
 	guest_mem_layout(&vm->mem, vm->ram, vm->ram_size);
+	vm->mem.fd = fd;
 	for (i = 0; i < vm->mem.nr; i++) {
 		const struct mem_region *m = &vm->mem.regions[i];
 		struct kvm_userspace_memory_region r = {
@@ -220,6 +246,8 @@ void vm_destroy(struct vm *vm)
 	free(vm->supported_cpuid);
 	if (vm->ram)
 		munmap(vm->ram, vm->ram_size);
+	if (vm->ram && vm->mem.fd >= 0)
+		close(vm->mem.fd);
 	if (vm->vm_fd >= 0)
 		close(vm->vm_fd);
 	if (vm->kvm_fd >= 0)

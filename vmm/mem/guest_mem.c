@@ -9,6 +9,8 @@ void guest_mem_layout(struct guest_mem *mem, uint8_t *host, uint64_t size)
 
 	mem->regions[0] = (struct mem_region){ .gpa = 0, .size = low, .hva = host };
 	mem->nr = 1;
+	mem->fd = -1;
+	mem->fd_base = host;
 	if (size > low)
 		mem->regions[mem->nr++] = (struct mem_region){
 			.gpa = GUEST_HIGHMEM_START, .size = size - low, .hva = host + low,

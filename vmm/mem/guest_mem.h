@@ -36,6 +36,13 @@ struct mem_patch {
 struct guest_mem {
 	struct mem_region regions[GUEST_MEM_MAX_REGIONS];
 	unsigned int nr;
+	/*
+	 * The memfd behind the regions (-1: anonymous memory), its offset 0 at
+	 * `fd_base`: another mapping of the same pages (exact/emulate.c's
+	 * mirrors) maps offset hva - fd_base.
+	 */
+	int fd;
+	const uint8_t *fd_base;
 	unsigned int nr_patches;
 	struct mem_patch patches[MEM_PATCH_MAX];
 };
