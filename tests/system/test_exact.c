@@ -805,6 +805,28 @@ START_TEST(test_exact_engines_agree)
 }
 END_TEST
 
+/*
+ * Code on pages scattered in RAM but contiguous in linear address, more of
+ * them than the emulator maps regions: exact under both engines, and the
+ * emulator ran it all (one mirrored region).
+ */
+START_TEST(test_exact_scattered_pages)
+{
+	static const char *const engines[] = { "step", "emulate" };
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	for (unsigned int i = 0; i < 2; i++) {
+		pmuvm_run(&r, "--exact", engines[i], "--timeout", "120", guest_path("exact_scatter"));
+		expect_guest_pass(&r, "exact_scatter");
+		if (i == 1)
+			ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.instructions"),
+					  2 * 300);
+		pmuvm_result_free(&r);
+	}
+}
+END_TEST
+
 /* exact_count's rules hold under the emulation engine as under stepping (test_exact_retirement_rules). */
 START_TEST(test_exact_retirement_rules_emulated)
 {
@@ -849,6 +871,7 @@ static Suite *exact_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, test_exact_engines_agree, 0, 8);
 	tcase_add_test(tc, test_exact_retirement_rules_emulated);
+	tcase_add_test(tc, test_exact_scattered_pages);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pmi_resume");
 	tcase_set_timeout(tc, 300);

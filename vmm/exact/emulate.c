@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "emu/emu.h"
@@ -57,8 +58,15 @@
  */
 #define EMULATE_SHORT		16
 #define EMULATE_BACKOFF_MAX	256u
-/* More runs than this (a fragmented address space): the stretch is stepped instead. */
-#define EMULATE_MAX_RUNS	256
+/*
+ * Regions the emulator maps per address space at most (Unicorn's cost of
+ * mapping one grows with those it has), after scattered pages that follow
+ * each other in linear address are mirrored into one (emulate_mirror);
+ * more (a fragmented address space): the stretch is stepped instead. A walk
+ * stops at EMULATE_MAX_RUNS runs of contiguous RAM.
+ */
+#define EMULATE_MAX_REGIONS	256
+#define EMULATE_MAX_RUNS	8192
 #define EMULATE_DECODES		4096	/* direct-mapped, a power of two */
 #define EMULATE_SPACES		4	/* address spaces kept mapped, least recently used replaced */
 #define EMULATE_CODE_PAGES	256	/* code pages watched for changes, direct-mapped */
@@ -83,6 +91,17 @@ struct emulate_decode {
 };
 
 /*
+ * Pages of guest RAM that follow each other in a guest's linear address
+ * space but not in RAM, mapped once more from the RAM's memfd, in linear
+ * order: one region for the emulator where they would be one each.
+ */
+struct emulate_mirror {
+	struct va_run region;		/* host: the mirror */
+	struct va_run *pieces;		/* the runs of RAM it maps, in order */
+	unsigned int nr_pieces;
+};
+
+/*
  * One guest address space (paging state and CPL) with its own emulator,
  * mapping (a TLB) and translations, so that switching between processes
  * (perf and its workload) maps nothing again.
@@ -95,8 +114,13 @@ struct emulate_space {
 	bool unmappable;		/* too many runs: not walked again while it is this space */
 	bool code_stale;		/* code may have changed unseen: check the pages */
 	uint64_t used;			/* exact_emulate.uses when last run */
-	struct va_run *runs;		/* [EMULATE_MAX_RUNS] */
-	int nr_runs;			/* or the build's error */
+	struct va_run *runs;		/* the walk's [EMULATE_MAX_RUNS] */
+	struct va_run *regions;		/* what the emulator maps [EMULATE_MAX_REGIONS] */
+	int nr_regions;			/* or the build's error */
+	struct emulate_mirror *mirrors;	/* [EMULATE_MAX_REGIONS], those of the regions */
+	unsigned int nr_mirrors;
+	struct emulate_mirror *retired;	/* the last build's, freed after the emulator let go */
+	unsigned int nr_retired;
 	struct emulate_code_page *pages;	/* [EMULATE_CODE_PAGES] */
 	struct emulate_decode decodes[EMULATE_DECODES];
 };
@@ -143,11 +167,11 @@ const char *exact_emulate_stop_name(enum emulate_stop s)
 /* The host bytes at linear `la`, and how many follow in the same run. */
 static const uint8_t *emulate_host(const struct exact_emulate *m, uint64_t la, uint64_t *avail)
 {
-	int lo = 0, hi = m->sp->nr_runs - 1;
+	int lo = 0, hi = m->sp->nr_regions - 1;
 
 	while (lo <= hi) {
 		int mid = (lo + hi) / 2;
-		const struct va_run *r = &m->sp->runs[mid];
+		const struct va_run *r = &m->sp->regions[mid];
 
 		if (la < r->la) {
 			hi = mid - 1;
@@ -448,12 +472,114 @@ static void emulate_fault_seen(struct exact_emulate *m, struct vcpu *vcpu,
 		m->sp->valid = false;
 }
 
+static void emulate_mirror_free(struct emulate_mirror *mi)
+{
+	munmap(mi->region.host, mi->region.len);
+	free(mi->pieces);
+	mi->pieces = NULL;
+}
+
+/* `nr` runs from `runs`, contiguous in linear address, mapped once more in that order: 0 or -errno. */
+static int emulate_mirror_make(const struct vm *vm, const struct va_run *runs,
+			       unsigned int nr, struct emulate_mirror *mi)
+{
+	uint64_t len = runs[nr - 1].la + runs[nr - 1].len - runs[0].la;
+	uint8_t *host;
+
+	mi->pieces = malloc(nr * sizeof(*runs));
+	if (!mi->pieces)
+		return -ENOMEM;
+	host = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (host == MAP_FAILED) {
+		free(mi->pieces);
+		mi->pieces = NULL;
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < nr; i++) {
+		if (mmap(host + (runs[i].la - runs[0].la), runs[i].len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, vm->ram_fd, runs[i].host - vm->ram) == MAP_FAILED) {
+			munmap(host, len);
+			free(mi->pieces);
+			mi->pieces = NULL;
+			return -ENOMEM;
+		}
+	}
+	memcpy(mi->pieces, runs, nr * sizeof(*runs));
+	mi->nr_pieces = nr;
+	mi->region = (struct va_run){ runs[0].la, len, host, runs[0].prot };
+	return 0;
+}
+
+/* The mirror among `old` that maps exactly these runs, or -1. */
+static int emulate_mirror_find(const struct emulate_mirror *old, unsigned int nr_old,
+			       const struct va_run *runs, unsigned int nr)
+{
+	for (unsigned int i = 0; i < nr_old; i++)
+		if (old[i].pieces && old[i].nr_pieces == nr &&
+		    !memcmp(old[i].pieces, runs, nr * sizeof(*runs)))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * The walk's `n` runs (sp->runs) as the emulator's regions: runs that
+ * follow each other in linear address with the same rights become one
+ * mirror, kept from the last build where it maps the same runs. The last
+ * build's other mirrors go to sp->retired, freed once the emulator has
+ * unmapped them. The number of regions, or -E2BIG, -ENOMEM.
+ */
+static int emulate_regions(struct emulate_space *sp, const struct vm *vm, unsigned int n)
+{
+	struct emulate_mirror *old = sp->mirrors, *mirrors;
+	unsigned int nr_old = sp->nr_mirrors, nr_mirrors = 0, i, j;
+	int nr = 0;
+
+	mirrors = calloc(EMULATE_MAX_REGIONS, sizeof(*mirrors));
+	if (!mirrors)
+		return -ENOMEM;
+	for (i = 0; i < n && nr >= 0; i = j) {
+		for (j = i + 1; vm->ram_fd >= 0 && j < n && sp->runs[j].prot == sp->runs[i].prot &&
+				sp->runs[j].la == sp->runs[j - 1].la + sp->runs[j - 1].len; j++)
+			;
+		if (nr == EMULATE_MAX_REGIONS) {
+			nr = -E2BIG;
+		} else if (j == i + 1) {
+			sp->regions[nr++] = sp->runs[i];
+		} else {
+			int k = emulate_mirror_find(old, nr_old, &sp->runs[i], j - i);
+
+			if (k >= 0) {
+				mirrors[nr_mirrors] = old[k];
+				old[k].pieces = NULL;	/* moved, not freed */
+			} else if (emulate_mirror_make(vm, &sp->runs[i], j - i, &mirrors[nr_mirrors])) {
+				nr = -ENOMEM;
+				break;
+			}
+			sp->regions[nr++] = mirrors[nr_mirrors++].region;
+		}
+	}
+	sp->mirrors = mirrors;
+	sp->nr_mirrors = nr_mirrors;
+	sp->retired = old;
+	sp->nr_retired = nr_old;
+	return nr;
+}
+
 static void emulate_space_free(struct emulate_space *sp)
 {
 	if (!sp)
 		return;
 	emu_close(sp->emu);
+	for (unsigned int i = 0; i < sp->nr_mirrors; i++)
+		if (sp->mirrors[i].pieces)
+			emulate_mirror_free(&sp->mirrors[i]);
+	for (unsigned int i = 0; i < sp->nr_retired; i++)
+		if (sp->retired[i].pieces)
+			emulate_mirror_free(&sp->retired[i]);
+	free(sp->mirrors);
+	free(sp->retired);
 	free(sp->runs);
+	free(sp->regions);
 	free(sp->pages);
 	free(sp);
 }
@@ -465,8 +591,10 @@ static struct emulate_space *emulate_space_new(void)
 	if (!sp)
 		return NULL;
 	sp->runs = calloc(EMULATE_MAX_RUNS, sizeof(*sp->runs));
+	sp->regions = calloc(EMULATE_MAX_REGIONS, sizeof(*sp->regions));
+	sp->mirrors = calloc(EMULATE_MAX_REGIONS, sizeof(*sp->mirrors));
 	sp->pages = malloc(EMULATE_CODE_PAGES * sizeof(*sp->pages));
-	if (!sp->runs || !sp->pages || emu_open(&sp->emu)) {
+	if (!sp->runs || !sp->regions || !sp->mirrors || !sp->pages || emu_open(&sp->emu)) {
 		emulate_space_free(sp);
 		return NULL;
 	}
@@ -522,7 +650,7 @@ static bool emulate_map(struct exact_emulate *m, struct vcpu *vcpu, const struct
 	struct exact_emulate_stats *st = &vcpu->pmu->exact->emu_stats;
 	struct paging_state ps = sregs_paging(s);
 	struct emulate_space *sp;
-	int changed;
+	int changed, n;
 
 	if (m->map_patches != vcpu->vm->mem.nr_patches) {
 		m->map_patches = vcpu->vm->mem.nr_patches;
@@ -537,24 +665,31 @@ static bool emulate_map(struct exact_emulate *m, struct vcpu *vcpu, const struct
 		sp->code_stale = false;
 	}
 	if (sp->valid || sp->unmappable)
-		return sp->nr_runs > 0;
+		return sp->nr_regions > 0;
 	sp->valid = true;
 	st->map_builds++;
-	sp->nr_runs = va_map_build(&vcpu->vm->mem, &ps, sp->user, sp->runs, EMULATE_MAX_RUNS);
-	changed = sp->nr_runs > 0 ? emu_map(sp->emu, sp->runs, (unsigned int)sp->nr_runs) : 1;
+	n = va_map_build(&vcpu->vm->mem, &ps, sp->user, sp->runs, EMULATE_MAX_RUNS);
+	sp->nr_regions = n > 0 ? emulate_regions(sp, vcpu->vm, (unsigned int)n) : n;
+	changed = sp->nr_regions > 0 ? emu_map(sp->emu, sp->regions, (unsigned int)sp->nr_regions) : 1;
 	if (changed < 0)
-		sp->nr_runs = changed;
+		sp->nr_regions = changed;
 	/* The same linear page may now be other memory: decodes and watched pages start again. */
 	if (changed)
 		emulate_forget_pages(m);
-	if (sp->nr_runs <= 0) {
+	if (sp->nr_regions <= 0) {
 		st->map_failures++;
 		emu_map(sp->emu, NULL, 0);
 		/* Walking it again after every unseen run would cost more than it saves. */
-		sp->unmappable = sp->nr_runs == -E2BIG;
-		return false;
+		sp->unmappable = sp->nr_regions == -E2BIG;
 	}
-	return true;
+	/* Unicorn has let go of the mirrors no region uses. */
+	for (unsigned int i = 0; i < sp->nr_retired; i++)
+		if (sp->retired[i].pieces)
+			emulate_mirror_free(&sp->retired[i]);
+	free(sp->retired);
+	sp->retired = NULL;
+	sp->nr_retired = 0;
+	return sp->nr_regions > 0;
 }
 
 /* The engine's state, made on first use: NULL (said once) where Unicorn cannot run. */
