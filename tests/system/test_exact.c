@@ -819,9 +819,39 @@ START_TEST(test_exact_scattered_pages)
 	for (unsigned int i = 0; i < 2; i++) {
 		pmuvm_run(&r, "--exact", engines[i], "--timeout", "120", guest_path("exact_scatter"));
 		expect_guest_pass(&r, "exact_scatter");
-		if (i == 1)
+		if (i == 1) {
 			ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.instructions"),
 					  2 * 300);
+			ck_assert_uint_eq(json_u64(r.report, "vcpus.0.debug.exact.emulate.demand_maps"), 0);
+		}
+		pmuvm_result_free(&r);
+	}
+}
+END_TEST
+
+/*
+ * The same pages with an unmapped page after each: as many regions as
+ * pages, more than the emulator maps at once. Exact under both engines,
+ * and the emulator ran it all, mapping each region as it was reached
+ * (the shape of a kernel's address space, its stacks between guard pages).
+ */
+START_TEST(test_exact_many_regions)
+{
+	static const char *const engines[] = { "step", "emulate" };
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	for (unsigned int i = 0; i < 2; i++) {
+		pmuvm_run(&r, "--exact", engines[i], "--timeout", "120", "--append", "gap=1",
+			  guest_path("exact_scatter"));
+		expect_guest_pass(&r, "exact_scatter gap=1");
+		if (i == 1) {
+			ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.instructions"),
+					  2 * 300);
+			ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.demand_maps"),
+					  300);
+			ck_assert_uint_eq(json_u64(r.report, "vcpus.0.debug.exact.emulate.map_failures"), 0);
+		}
 		pmuvm_result_free(&r);
 	}
 }
@@ -838,6 +868,28 @@ START_TEST(test_exact_retirement_rules_emulated)
 	expect_guest_ok(&r, "exact_count");
 	ck_assert_uint_gt(json_u64(r.report, "vcpus.0.debug.exact.emulate.instructions"), 0);
 	pmuvm_result_free(&r);
+}
+END_TEST
+
+/*
+ * The last of those pages mapped by the counted code just before the call:
+ * the JMP into it completes where the emulator's next fetch faults (its
+ * mapping built before), and counts. Exact under both engines.
+ */
+START_TEST(test_exact_page_mapped_late)
+{
+	static const char *const engines[] = { "step", "emulate" };
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	for (unsigned int i = 0; i < 2; i++) {
+		pmuvm_run(&r, "--exact", engines[i], "--timeout", "120", "--append", "late=1",
+			  guest_path("exact_scatter"));
+		expect_guest_pass(&r, "exact_scatter late=1");
+		if (i == 1)
+			ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.stops.fault"), 1);
+		pmuvm_result_free(&r);
+	}
 }
 END_TEST
 
@@ -872,6 +924,8 @@ static Suite *exact_suite(void)
 	tcase_add_loop_test(tc, test_exact_engines_agree, 0, 8);
 	tcase_add_test(tc, test_exact_retirement_rules_emulated);
 	tcase_add_test(tc, test_exact_scattered_pages);
+	tcase_add_test(tc, test_exact_many_regions);
+	tcase_add_test(tc, test_exact_page_mapped_late);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pmi_resume");
 	tcase_set_timeout(tc, 300);

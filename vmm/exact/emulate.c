@@ -59,11 +59,13 @@
 #define EMULATE_SHORT		16
 #define EMULATE_BACKOFF_MAX	256u
 /*
- * Regions the emulator maps per address space at most (Unicorn's cost of
+ * Regions the emulator maps per address space at once (Unicorn's cost of
  * mapping one grows with those it has), after scattered pages that follow
- * each other in linear address are mirrored into one (emulate_mirror);
- * more (a fragmented address space): the stretch is stepped instead. A walk
- * stops at EMULATE_MAX_RUNS runs of contiguous RAM.
+ * each other in linear address are mirrored into one (emulate_mirror).
+ * Where a space has more (a kernel's, with its stacks between guard
+ * pages), the emulator maps those its stretches reach, as they fault, and
+ * unmaps the least recently mapped or entered (emulate_work_add()). A walk stops
+ * at EMULATE_MAX_RUNS runs of contiguous RAM: such a space is stepped.
  */
 #define EMULATE_MAX_REGIONS	256
 #define EMULATE_MAX_RUNS	8192
@@ -115,9 +117,15 @@ struct emulate_space {
 	bool code_stale;		/* code may have changed unseen: check the pages */
 	uint64_t used;			/* exact_emulate.uses when last run */
 	struct va_run *runs;		/* the walk's [EMULATE_MAX_RUNS] */
-	struct va_run *regions;		/* what the emulator maps [EMULATE_MAX_REGIONS] */
+	struct va_run *regions;		/* the space as regions [EMULATE_MAX_RUNS] */
 	int nr_regions;			/* or the build's error */
-	struct emulate_mirror *mirrors;	/* [EMULATE_MAX_REGIONS], those of the regions */
+	struct va_run *prev_regions;	/* the last build's, to see what changed */
+	/* More regions than EMULATE_MAX_REGIONS: those the emulator maps now, sorted. */
+	bool demand;
+	struct va_run *work;		/* [EMULATE_MAX_REGIONS] */
+	uint64_t *work_used;		/* when each was last touched (exact_emulate.uses) */
+	unsigned int nr_work;
+	struct emulate_mirror *mirrors;	/* [EMULATE_MAX_RUNS], those of the regions */
 	unsigned int nr_mirrors;
 	struct emulate_mirror *retired;	/* the last build's, freed after the emulator let go */
 	unsigned int nr_retired;
@@ -164,25 +172,35 @@ const char *exact_emulate_stop_name(enum emulate_stop s)
 	return s < EMULATE_STOP_NR ? emulate_stop_names[s] : "?";
 }
 
-/* The host bytes at linear `la`, and how many follow in the same run. */
-static const uint8_t *emulate_host(const struct exact_emulate *m, uint64_t la, uint64_t *avail)
+/* The index of the run among `runs` (sorted by linear address) that holds `la`, or -1. */
+static int emulate_run_at(const struct va_run *runs, int n, uint64_t la)
 {
-	int lo = 0, hi = m->sp->nr_regions - 1;
+	int lo = 0, hi = n - 1;
 
 	while (lo <= hi) {
 		int mid = (lo + hi) / 2;
-		const struct va_run *r = &m->sp->regions[mid];
 
-		if (la < r->la) {
+		if (la < runs[mid].la)
 			hi = mid - 1;
-		} else if (la - r->la >= r->len) {
+		else if (la - runs[mid].la >= runs[mid].len)
 			lo = mid + 1;
-		} else {
-			*avail = r->len - (la - r->la);
-			return r->host + (la - r->la);
-		}
+		else
+			return mid;
 	}
-	return NULL;
+	return -1;
+}
+
+/* The host bytes at linear `la`, and how many follow in the same run. */
+static const uint8_t *emulate_host(const struct exact_emulate *m, uint64_t la, uint64_t *avail)
+{
+	int i = emulate_run_at(m->sp->regions, m->sp->nr_regions, la);
+	const struct va_run *r;
+
+	if (i < 0)
+		return NULL;
+	r = &m->sp->regions[i];
+	*avail = r->len - (la - r->la);
+	return r->host + (la - r->la);
 }
 
 /*
@@ -526,7 +544,7 @@ static int emulate_mirror_find(const struct emulate_mirror *old, unsigned int nr
  * follow each other in linear address with the same rights become one
  * mirror, kept from the last build where it maps the same runs. The last
  * build's other mirrors go to sp->retired, freed once the emulator has
- * unmapped them. The number of regions, or -E2BIG, -ENOMEM.
+ * unmapped them. The number of regions, or -ENOMEM.
  */
 static int emulate_regions(struct emulate_space *sp, const struct vm *vm, unsigned int n)
 {
@@ -534,16 +552,14 @@ static int emulate_regions(struct emulate_space *sp, const struct vm *vm, unsign
 	unsigned int nr_old = sp->nr_mirrors, nr_mirrors = 0, i, j;
 	int nr = 0;
 
-	mirrors = calloc(EMULATE_MAX_REGIONS, sizeof(*mirrors));
+	mirrors = calloc(EMULATE_MAX_RUNS, sizeof(*mirrors));
 	if (!mirrors)
 		return -ENOMEM;
 	for (i = 0; i < n && nr >= 0; i = j) {
 		for (j = i + 1; vm->ram_fd >= 0 && j < n && sp->runs[j].prot == sp->runs[i].prot &&
 				sp->runs[j].la == sp->runs[j - 1].la + sp->runs[j - 1].len; j++)
 			;
-		if (nr == EMULATE_MAX_REGIONS) {
-			nr = -E2BIG;
-		} else if (j == i + 1) {
+		if (j == i + 1) {
 			sp->regions[nr++] = sp->runs[i];
 		} else {
 			int k = emulate_mirror_find(old, nr_old, &sp->runs[i], j - i);
@@ -565,6 +581,76 @@ static int emulate_regions(struct emulate_space *sp, const struct vm *vm, unsign
 	return nr;
 }
 
+/* Whether `r` is one of the space's regions now, the same in every field. */
+static bool emulate_region_now(const struct emulate_space *sp, const struct va_run *r)
+{
+	int i = emulate_run_at(sp->regions, sp->nr_regions, r->la);
+
+	return i >= 0 && !memcmp(&sp->regions[i], r, sizeof(*r));
+}
+
+/* After a build: the regions the emulator mapped that still are regions stay mapped. */
+static void emulate_work_keep(struct emulate_space *sp)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < sp->nr_work; i++) {
+		if (!emulate_region_now(sp, &sp->work[i]))
+			continue;
+		sp->work[n] = sp->work[i];
+		sp->work_used[n++] = sp->work_used[i];
+	}
+	sp->nr_work = n;
+}
+
+/*
+ * A space of more regions than the emulator maps: the region at `la` was
+ * touched now (a stretch starts there). True if the emulator maps it.
+ */
+static bool emulate_work_touch(struct exact_emulate *m, uint64_t la)
+{
+	struct emulate_space *sp = m->sp;
+	int w = emulate_run_at(sp->work, (int)sp->nr_work, la);
+
+	if (w >= 0)
+		sp->work_used[w] = ++m->uses;
+	return w >= 0;
+}
+
+/*
+ * ...and the region at `la`, not mapped, faulted: it is mapped now, in
+ * place of the least recently touched one where all are taken. False if
+ * `la` is in no region or in a mapped one (a fault of its own), or the
+ * emulator refused it.
+ */
+static bool emulate_work_add(struct exact_emulate *m, uint64_t la)
+{
+	struct emulate_space *sp = m->sp;
+	int r = emulate_run_at(sp->regions, sp->nr_regions, la);
+	unsigned int at = 0, old = 0;
+
+	if (r < 0 || emulate_work_touch(m, la))
+		return false;
+	if (sp->nr_work == EMULATE_MAX_REGIONS) {
+		for (unsigned int i = 1; i < sp->nr_work; i++)
+			if (sp->work_used[i] < sp->work_used[old])
+				old = i;
+		sp->nr_work--;
+		memmove(&sp->work[old], &sp->work[old + 1], (sp->nr_work - old) * sizeof(*sp->work));
+		memmove(&sp->work_used[old], &sp->work_used[old + 1],
+			(sp->nr_work - old) * sizeof(*sp->work_used));
+	}
+	while (at < sp->nr_work && sp->work[at].la < la)
+		at++;
+	memmove(&sp->work[at + 1], &sp->work[at], (sp->nr_work - at) * sizeof(*sp->work));
+	memmove(&sp->work_used[at + 1], &sp->work_used[at], (sp->nr_work - at) * sizeof(*sp->work_used));
+	sp->work[at] = sp->regions[r];
+	sp->work_used[at] = ++m->uses;
+	sp->nr_work++;
+	m->vcpu->pmu->exact->emu_stats.demand_maps++;
+	return emu_map(sp->emu, sp->work, sp->nr_work) >= 0;
+}
+
 static void emulate_space_free(struct emulate_space *sp)
 {
 	if (!sp)
@@ -580,6 +666,9 @@ static void emulate_space_free(struct emulate_space *sp)
 	free(sp->retired);
 	free(sp->runs);
 	free(sp->regions);
+	free(sp->prev_regions);
+	free(sp->work);
+	free(sp->work_used);
 	free(sp->pages);
 	free(sp);
 }
@@ -591,10 +680,14 @@ static struct emulate_space *emulate_space_new(void)
 	if (!sp)
 		return NULL;
 	sp->runs = calloc(EMULATE_MAX_RUNS, sizeof(*sp->runs));
-	sp->regions = calloc(EMULATE_MAX_REGIONS, sizeof(*sp->regions));
-	sp->mirrors = calloc(EMULATE_MAX_REGIONS, sizeof(*sp->mirrors));
+	sp->regions = calloc(EMULATE_MAX_RUNS, sizeof(*sp->regions));
+	sp->prev_regions = calloc(EMULATE_MAX_RUNS, sizeof(*sp->prev_regions));
+	sp->work = calloc(EMULATE_MAX_REGIONS, sizeof(*sp->work));
+	sp->work_used = calloc(EMULATE_MAX_REGIONS, sizeof(*sp->work_used));
+	sp->mirrors = calloc(EMULATE_MAX_RUNS, sizeof(*sp->mirrors));
 	sp->pages = malloc(EMULATE_CODE_PAGES * sizeof(*sp->pages));
-	if (!sp->runs || !sp->regions || !sp->mirrors || !sp->pages || emu_open(&sp->emu)) {
+	if (!sp->runs || !sp->regions || !sp->prev_regions || !sp->work || !sp->work_used || !sp->mirrors ||
+	    !sp->pages || emu_open(&sp->emu)) {
 		emulate_space_free(sp);
 		return NULL;
 	}
@@ -650,7 +743,8 @@ static bool emulate_map(struct exact_emulate *m, struct vcpu *vcpu, const struct
 	struct exact_emulate_stats *st = &vcpu->pmu->exact->emu_stats;
 	struct paging_state ps = sregs_paging(s);
 	struct emulate_space *sp;
-	int changed, n;
+	struct va_run *prev;
+	int changed, n, nr_prev;
 
 	if (m->map_patches != vcpu->vm->mem.nr_patches) {
 		m->map_patches = vcpu->vm->mem.nr_patches;
@@ -668,9 +762,25 @@ static bool emulate_map(struct exact_emulate *m, struct vcpu *vcpu, const struct
 		return sp->nr_regions > 0;
 	sp->valid = true;
 	st->map_builds++;
+	prev = sp->regions;
+	nr_prev = sp->nr_regions;
+	sp->regions = sp->prev_regions;
+	sp->prev_regions = prev;
 	n = va_map_build(&vcpu->vm->mem, &ps, sp->user, sp->runs, EMULATE_MAX_RUNS);
 	sp->nr_regions = n > 0 ? emulate_regions(sp, vcpu->vm, (unsigned int)n) : n;
-	changed = sp->nr_regions > 0 ? emu_map(sp->emu, sp->regions, (unsigned int)sp->nr_regions) : 1;
+	sp->demand = sp->nr_regions > EMULATE_MAX_REGIONS;
+	if (sp->demand)
+		emulate_work_keep(sp);
+	else
+		sp->nr_work = 0;
+	if (sp->nr_regions <= 0)
+		changed = 1;
+	else if (sp->demand)
+		changed = emu_map(sp->emu, sp->work, sp->nr_work) < 0 ? -ENOSPC :
+			  nr_prev != sp->nr_regions ||
+			  memcmp(prev, sp->regions, (size_t)nr_prev * sizeof(*prev));
+	else
+		changed = emu_map(sp->emu, sp->regions, (unsigned int)sp->nr_regions);
 	if (changed < 0)
 		sp->nr_regions = changed;
 	/* The same linear page may now be other memory: decodes and watched pages start again. */
@@ -726,6 +836,7 @@ static bool emulate_stretch(struct vcpu *vcpu, struct exact_emulate *m)
 	struct kvm_sregs *s;
 	struct kvm_regs *r;
 	enum emu_end end;
+	uint64_t la, last_la = ~0ULL;
 
 	if (vcpu_state(vcpu, &r, &s) || !emulate_may_enter(vcpu, m, r, s) ||
 	    !emulate_map(m, vcpu, s) || emu_set_state(m->sp->emu, r, s->fs.base, s->gs.base))
@@ -739,7 +850,27 @@ static bool emulate_stretch(struct vcpu *vcpu, struct exact_emulate *m)
 	m->deadline_ns = emulate_now_ns() +
 			 ((r->rflags & X86_RFLAGS_IF) ? EMULATE_SLICE_NS : EMULATE_SLICE_IF_OFF_NS);
 	m->stretch_insns = 0;
+	if (m->sp->demand)
+		emulate_work_touch(m, r->rip);
 	end = emu_run(m->sp->emu, &emulate_ops, m);
+	while (end == EMU_END_FAULT && emu_fault_addr(m->sp->emu, &la)) {
+		/*
+		 * Fetching the next instruction faulted (RIP moved on): the
+		 * previous one completed, and retires.
+		 */
+		if (m->have_prev && emu_rip(m->sp->emu) != m->prev_rip &&
+		    !emulate_retire_prev(m, emu_rip(m->sp->emu))) {
+			end = EMU_END_STOPPED;
+			m->stop = EMULATE_STOP_PMI;
+			break;
+		}
+		/* A region not mapped yet: mapped, and the faulting instruction runs again. */
+		if (!m->sp->demand || la == last_la || !emulate_work_add(m, la))
+			break;
+		last_la = la;
+		m->have_prev = false;
+		end = emu_run(m->sp->emu, &emulate_ops, m);
+	}
 	emulate_flush(m);	/* short of every limit: nothing wraps */
 	if (end == EMU_END_FAULT) {
 		m->stop = EMULATE_STOP_FAULT;
