@@ -11,6 +11,9 @@
  * mirrored region (exact/emulate.c). With "gap=1" on the command line an
  * unmapped page follows each (as a kernel's stacks have guard pages): as
  * many regions as pages, which the emulator maps as they are reached.
+ * With "sparse=1" 1 GiB above the code holds FILLER_PAGES more mappings,
+ * an unmapped page after each: more runs than the emulator's walk takes,
+ * so it walks the pages one by one as they are reached.
  * With "late=1" the last page is mapped by the counted code itself, just
  * before the call, without INVLPG (a not-present entry is never cached,
  * SDM vol. 3A 4.10.4.3): the JMP into it is the one whose next fetch finds
@@ -22,10 +25,14 @@
 #define SCATTER_LA	0x8000000000ULL		/* PML4 entry 1 */
 #define PAGE		4096u
 #define PTE_P_RW	0x3ULL
+#define FILLER_PAGES	9000
+#define FILLER_PTS	((2 * FILLER_PAGES + 511) / 512)
 
 static uint8_t code[SCATTER_PAGES][PAGE] __attribute__((aligned(4096)));
 static uint64_t pdpt[512] __attribute__((aligned(4096)));
 static uint64_t pd[512] __attribute__((aligned(4096)));
+static uint64_t filler_pd[512] __attribute__((aligned(4096)));
+static uint64_t filler_pt[FILLER_PTS * 512] __attribute__((aligned(4096)));
 static uint64_t pt[2 * 512] __attribute__((aligned(4096)));	/* two page tables */
 
 static uint64_t read_cr3(void)
@@ -42,12 +49,13 @@ int main(void)
 	uint64_t *pml4 = (uint64_t *)(uintptr_t)(read_cr3() & ~0xfffULL);
 	uint8_t *la = (uint8_t *)(uintptr_t)SCATTER_LA;
 	uint64_t (*fn)(void) = (uint64_t (*)(void))(uintptr_t)SCATTER_LA;
-	uint64_t rax, insns, gap = 0, late = 0, step, *last_pte, pte;
+	uint64_t rax, insns, gap = 0, late = 0, sparse = 0, step, *last_pte, pte;
 
 	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1);
 	GUEST_ASSERT(!(pml4[1] & 1));
 	mbi_arg_u64("gap", &gap);
 	mbi_arg_u64("late", &late);
+	mbi_arg_u64("sparse", &sparse);
 	step = gap ? 2 : 1;
 	/* Page i of the code is page SCATTER_PAGES - 1 - i of `code`, at linear page i * step. */
 	for (unsigned int i = 0; i < SCATTER_PAGES; i++)
@@ -55,6 +63,13 @@ int main(void)
 	pd[0] = (uint64_t)(uintptr_t)pt | PTE_P_RW;
 	pd[1] = (uint64_t)(uintptr_t)&pt[512] | PTE_P_RW;
 	pdpt[0] = (uint64_t)(uintptr_t)pd | PTE_P_RW;
+	if (sparse) {
+		for (unsigned int i = 0; i < FILLER_PAGES; i++)
+			filler_pt[2 * i] = (uint64_t)(uintptr_t)code[0] | PTE_P_RW;
+		for (unsigned int i = 0; i < FILLER_PTS; i++)
+			filler_pd[i] = (uint64_t)(uintptr_t)&filler_pt[512 * i] | PTE_P_RW;
+		pdpt[1] = (uint64_t)(uintptr_t)filler_pd | PTE_P_RW;
+	}
 	pml4[1] = (uint64_t)(uintptr_t)pdpt | PTE_P_RW;
 	asm volatile("mov %0, %%cr3" : : "r"(read_cr3()) : "memory");
 

@@ -806,26 +806,34 @@ START_TEST(test_exact_engines_agree)
 END_TEST
 
 /*
+ * exact_scatter with `append` ("" or its options), exact under stepping and
+ * then under the emulator: that run's result in `r`, for its figures.
+ */
+static void scatter_both_engines(struct pmuvm_result *r, const char *append)
+{
+	pmuvm_run(r, "--exact", "step", "--timeout", "120", "--append", append,
+		  guest_path("exact_scatter"));
+	expect_guest_pass(r, "exact_scatter --exact step");
+	pmuvm_result_free(r);
+	pmuvm_run(r, "--exact", "emulate", "--timeout", "120", "--append", append,
+		  guest_path("exact_scatter"));
+	expect_guest_pass(r, "exact_scatter --exact emulate");
+}
+
+/*
  * Code on pages scattered in RAM but contiguous in linear address, more of
  * them than the emulator maps regions: exact under both engines, and the
  * emulator ran it all (one mirrored region).
  */
 START_TEST(test_exact_scattered_pages)
 {
-	static const char *const engines[] = { "step", "emulate" };
 	struct pmuvm_result r;
 
 	REQUIRE_KVM();
-	for (unsigned int i = 0; i < 2; i++) {
-		pmuvm_run(&r, "--exact", engines[i], "--timeout", "120", guest_path("exact_scatter"));
-		expect_guest_pass(&r, "exact_scatter");
-		if (i == 1) {
-			ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.instructions"),
-					  2 * 300);
-			ck_assert_uint_eq(json_u64(r.report, "vcpus.0.debug.exact.emulate.demand_maps"), 0);
-		}
-		pmuvm_result_free(&r);
-	}
+	scatter_both_engines(&r, "");
+	ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.instructions"), 2 * 300);
+	ck_assert_uint_eq(json_u64(r.report, "vcpus.0.debug.exact.emulate.demand_maps"), 0);
+	pmuvm_result_free(&r);
 }
 END_TEST
 
@@ -837,23 +845,48 @@ END_TEST
  */
 START_TEST(test_exact_many_regions)
 {
-	static const char *const engines[] = { "step", "emulate" };
 	struct pmuvm_result r;
 
 	REQUIRE_KVM();
-	for (unsigned int i = 0; i < 2; i++) {
-		pmuvm_run(&r, "--exact", engines[i], "--timeout", "120", "--append", "gap=1",
-			  guest_path("exact_scatter"));
-		expect_guest_pass(&r, "exact_scatter gap=1");
-		if (i == 1) {
-			ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.instructions"),
-					  2 * 300);
-			ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.demand_maps"),
-					  300);
-			ck_assert_uint_eq(json_u64(r.report, "vcpus.0.debug.exact.emulate.map_failures"), 0);
-		}
-		pmuvm_result_free(&r);
-	}
+	scatter_both_engines(&r, "gap=1");
+	ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.instructions"), 2 * 300);
+	ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.demand_maps"), 300);
+	ck_assert_uint_eq(json_u64(r.report, "vcpus.0.debug.exact.emulate.map_failures"), 0);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/*
+ * Those pages in an address space of more runs than the emulator walks
+ * whole: it walks each page as it is reached. Exact under both engines,
+ * and the emulator ran it all.
+ */
+START_TEST(test_exact_sparse_space)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	scatter_both_engines(&r, "sparse=1");
+	ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.instructions"), 2 * 300);
+	ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.demand_maps"), 1);
+	ck_assert_uint_eq(json_u64(r.report, "vcpus.0.debug.exact.emulate.map_failures"), 0);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/*
+ * The last of those pages mapped by the counted code just before the call:
+ * the JMP into it completes where the emulator's next fetch faults (its
+ * mapping built before), and counts. Exact under both engines.
+ */
+START_TEST(test_exact_page_mapped_late)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	scatter_both_engines(&r, "late=1");
+	ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.stops.fault"), 1);
+	pmuvm_result_free(&r);
 }
 END_TEST
 
@@ -868,28 +901,6 @@ START_TEST(test_exact_retirement_rules_emulated)
 	expect_guest_ok(&r, "exact_count");
 	ck_assert_uint_gt(json_u64(r.report, "vcpus.0.debug.exact.emulate.instructions"), 0);
 	pmuvm_result_free(&r);
-}
-END_TEST
-
-/*
- * The last of those pages mapped by the counted code just before the call:
- * the JMP into it completes where the emulator's next fetch faults (its
- * mapping built before), and counts. Exact under both engines.
- */
-START_TEST(test_exact_page_mapped_late)
-{
-	static const char *const engines[] = { "step", "emulate" };
-	struct pmuvm_result r;
-
-	REQUIRE_KVM();
-	for (unsigned int i = 0; i < 2; i++) {
-		pmuvm_run(&r, "--exact", engines[i], "--timeout", "120", "--append", "late=1",
-			  guest_path("exact_scatter"));
-		expect_guest_pass(&r, "exact_scatter late=1");
-		if (i == 1)
-			ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.stops.fault"), 1);
-		pmuvm_result_free(&r);
-	}
 }
 END_TEST
 
@@ -926,6 +937,7 @@ static Suite *exact_suite(void)
 	tcase_add_test(tc, test_exact_scattered_pages);
 	tcase_add_test(tc, test_exact_many_regions);
 	tcase_add_test(tc, test_exact_page_mapped_late);
+	tcase_add_test(tc, test_exact_sparse_space);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pmi_resume");
 	tcase_set_timeout(tc, 300);

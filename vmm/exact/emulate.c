@@ -65,7 +65,8 @@
  * Where a space has more (a kernel's, with its stacks between guard
  * pages), the emulator maps those its stretches reach, as they fault, and
  * unmaps the least recently mapped or entered (emulate_work_add()). A walk stops
- * at EMULATE_MAX_RUNS runs of contiguous RAM: such a space is stepped.
+ * at EMULATE_MAX_RUNS runs of contiguous RAM: such a space is not walked
+ * whole, its pages are walked one by one as they fault (lazy).
  */
 #define EMULATE_MAX_REGIONS	256
 #define EMULATE_MAX_RUNS	8192
@@ -113,14 +114,14 @@ struct emulate_space {
 	struct paging_state ps;
 	bool user;
 	bool valid;			/* the mapping stands (no walk needed) */
-	bool unmappable;		/* too many runs: not walked again while it is this space */
+	bool lazy;			/* too many runs to walk whole: pages walked as they fault */
 	bool code_stale;		/* code may have changed unseen: check the pages */
 	uint64_t used;			/* exact_emulate.uses when last run */
 	struct va_run *runs;		/* the walk's [EMULATE_MAX_RUNS] */
 	struct va_run *regions;		/* the space as regions [EMULATE_MAX_RUNS] */
 	int nr_regions;			/* or the build's error */
 	struct va_run *prev_regions;	/* the last build's, to see what changed */
-	/* More regions than EMULATE_MAX_REGIONS: those the emulator maps now, sorted. */
+	/* More regions than EMULATE_MAX_REGIONS (or lazy): those the emulator maps now, sorted. */
 	bool demand;
 	struct va_run *work;		/* [EMULATE_MAX_REGIONS] */
 	uint64_t *work_used;		/* when each was last touched (exact_emulate.uses) */
@@ -193,12 +194,14 @@ static int emulate_run_at(const struct va_run *runs, int n, uint64_t la)
 /* The host bytes at linear `la`, and how many follow in the same run. */
 static const uint8_t *emulate_host(const struct exact_emulate *m, uint64_t la, uint64_t *avail)
 {
-	int i = emulate_run_at(m->sp->regions, m->sp->nr_regions, la);
+	const struct emulate_space *sp = m->sp;
+	const struct va_run *runs = sp->lazy ? sp->work : sp->regions;
+	int i = emulate_run_at(runs, sp->lazy ? (int)sp->nr_work : sp->nr_regions, la);
 	const struct va_run *r;
 
 	if (i < 0)
 		return NULL;
-	r = &m->sp->regions[i];
+	r = &runs[i];
 	*avail = r->len - (la - r->la);
 	return r->host + (la - r->la);
 }
@@ -628,9 +631,18 @@ static bool emulate_work_add(struct exact_emulate *m, uint64_t la)
 	struct emulate_space *sp = m->sp;
 	int r = emulate_run_at(sp->regions, sp->nr_regions, la);
 	unsigned int at = 0, old = 0;
+	struct va_run run;
 
-	if (r < 0 || emulate_work_touch(m, la))
+	if (emulate_work_touch(m, la))
 		return false;
+	if (sp->lazy) {
+		if (va_map_page(&m->vcpu->vm->mem, &sp->ps, sp->user, la, &run))
+			return false;
+	} else if (r >= 0) {
+		run = sp->regions[r];
+	} else {
+		return false;
+	}
 	if (sp->nr_work == EMULATE_MAX_REGIONS) {
 		for (unsigned int i = 1; i < sp->nr_work; i++)
 			if (sp->work_used[i] < sp->work_used[old])
@@ -644,7 +656,7 @@ static bool emulate_work_add(struct exact_emulate *m, uint64_t la)
 		at++;
 	memmove(&sp->work[at + 1], &sp->work[at], (sp->nr_work - at) * sizeof(*sp->work));
 	memmove(&sp->work_used[at + 1], &sp->work_used[at], (sp->nr_work - at) * sizeof(*sp->work_used));
-	sp->work[at] = sp->regions[r];
+	sp->work[at] = run;
 	sp->work_used[at] = ++m->uses;
 	sp->nr_work++;
 	m->vcpu->pmu->exact->emu_stats.demand_maps++;
@@ -720,7 +732,7 @@ static struct emulate_space *emulate_space_for(struct exact_emulate *m,
 	lru->ps = *ps;
 	lru->user = user;
 	lru->valid = false;
-	lru->unmappable = false;
+	lru->lazy = false;
 	return lru;
 }
 
@@ -731,6 +743,30 @@ static void emulate_stale_all(struct exact_emulate *m, bool code)
 		m->spaces[i]->valid = false;
 		m->spaces[i]->code_stale |= code;
 	}
+}
+
+/*
+ * A lazy space's mapping built again: each page the emulator maps is
+ * walked anew and stays where it maps the same memory with the same
+ * rights. Decodes and watched pages start again, since pages unmapped
+ * before may now be other memory.
+ */
+static void emulate_lazy_rebuild(struct exact_emulate *m, const struct vcpu *vcpu)
+{
+	struct emulate_space *sp = m->sp;
+	unsigned int n = 0;
+	struct va_run run;
+
+	for (unsigned int i = 0; i < sp->nr_work; i++) {
+		if (va_map_page(&vcpu->vm->mem, &sp->ps, sp->user, sp->work[i].la, &run) ||
+		    memcmp(&run, &sp->work[i], sizeof(run)))
+			continue;
+		sp->work[n] = sp->work[i];
+		sp->work_used[n++] = sp->work_used[i];
+	}
+	sp->nr_work = n;
+	emu_map(sp->emu, sp->work, sp->nr_work);
+	emulate_forget_pages(m);
 }
 
 /*
@@ -758,22 +794,32 @@ static bool emulate_map(struct exact_emulate *m, struct vcpu *vcpu, const struct
 		emulate_check_code(m, st);
 		sp->code_stale = false;
 	}
-	if (sp->valid || sp->unmappable)
-		return sp->nr_regions > 0;
+	if (sp->valid)
+		return sp->lazy || sp->nr_regions > 0;
 	sp->valid = true;
 	st->map_builds++;
+	if (sp->lazy) {
+		emulate_lazy_rebuild(m, vcpu);
+		return true;
+	}
 	prev = sp->regions;
 	nr_prev = sp->nr_regions;
 	sp->regions = sp->prev_regions;
 	sp->prev_regions = prev;
 	n = va_map_build(&vcpu->vm->mem, &ps, sp->user, sp->runs, EMULATE_MAX_RUNS);
-	sp->nr_regions = n > 0 ? emulate_regions(sp, vcpu->vm, (unsigned int)n) : n;
-	sp->demand = sp->nr_regions > EMULATE_MAX_REGIONS;
+	/* Walking it whole again after every unseen run would cost more than it saves. */
+	sp->lazy = n == -E2BIG;
+	if (sp->lazy) {
+		n = 0;
+		sp->nr_work = 0;
+	}
+	sp->nr_regions = n > 0 || sp->lazy ? emulate_regions(sp, vcpu->vm, (unsigned int)n) : n;
+	sp->demand = sp->lazy || sp->nr_regions > EMULATE_MAX_REGIONS;
 	if (sp->demand)
 		emulate_work_keep(sp);
 	else
 		sp->nr_work = 0;
-	if (sp->nr_regions <= 0)
+	if (sp->nr_regions <= 0 && !sp->lazy)
 		changed = 1;
 	else if (sp->demand)
 		changed = emu_map(sp->emu, sp->work, sp->nr_work) < 0 ? -ENOSPC :
@@ -786,11 +832,9 @@ static bool emulate_map(struct exact_emulate *m, struct vcpu *vcpu, const struct
 	/* The same linear page may now be other memory: decodes and watched pages start again. */
 	if (changed)
 		emulate_forget_pages(m);
-	if (sp->nr_regions <= 0) {
+	if (sp->nr_regions <= 0 && !sp->lazy) {
 		st->map_failures++;
 		emu_map(sp->emu, NULL, 0);
-		/* Walking it again after every unseen run would cost more than it saves. */
-		sp->unmappable = sp->nr_regions == -E2BIG;
 	}
 	/* Unicorn has let go of the mirrors no region uses. */
 	for (unsigned int i = 0; i < sp->nr_retired; i++)
@@ -799,7 +843,7 @@ static bool emulate_map(struct exact_emulate *m, struct vcpu *vcpu, const struct
 	free(sp->retired);
 	sp->retired = NULL;
 	sp->nr_retired = 0;
-	return sp->nr_regions > 0;
+	return sp->lazy || sp->nr_regions > 0;
 }
 
 /* The engine's state, made on first use: NULL (said once) where Unicorn cannot run. */
