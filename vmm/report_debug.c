@@ -162,6 +162,7 @@ static json_object *report_emulate(const struct exact_emulate_stats *st)
 	json_object_object_add(o, "steps", report_u64(st->stepped));
 	json_object_object_add(o, "map_builds", report_u64(st->map_builds));
 	json_object_object_add(o, "map_failures", report_u64(st->map_failures));
+	json_object_object_add(o, "demand_maps", report_u64(st->demand_maps));
 	json_object_object_add(o, "code_flushes", report_u64(st->code_flushes));
 	return o;
 }

@@ -167,8 +167,8 @@ int pmuvm_run_env(struct pmuvm_result *r, const char *const *env, double limit_s
 {
 	static unsigned int seq;
 	const char *full[68] = { pmuvm_path() };
-	const char *report = report_arg(argv);
-	char own[600];
+	const char *report = report_arg(argv), *extra_env = getenv("PMUVM_EXTRA_ARGS");
+	char own[600], extra[1024], *save = NULL, *w;
 	struct stat st;
 	int n = 1, i, ret;
 
@@ -177,6 +177,13 @@ int pmuvm_run_env(struct pmuvm_result *r, const char *const *env, double limit_s
 	 * and tests compare stderr exactly (test_outputs.c runs pmuvm without).
 	 */
 	full[n++] = "-q";
+	/*
+	 * Options for every run, by hand (tests/lab/README.md), before the
+	 * test's own: where both give one, the test's wins.
+	 */
+	snprintf(extra, sizeof(extra), "%s", extra_env ? extra_env : "");
+	for (w = strtok_r(extra, " \t", &save); w && n < 40; w = strtok_r(NULL, " \t", &save))
+		full[n++] = w;
 	if (!report) {
 		snprintf(own, sizeof(own), "%s/report%u.json", test_tmpdir(), seq++);
 		report = own;

@@ -32,6 +32,7 @@ const char *tmp_path(const char *name);		/* static buffer */
  * verdicts read its "guest" results): at argv's --report path if it has
  * one (removed first if it is a regular file, so never a previous run's),
  * else in test_tmpdir().  Always quiet (-q): no progress lines on stderr.
+ * $PMUVM_EXTRA_ARGS (words split at blanks) go before argv.
  */
 int pmuvm_run_env(struct pmuvm_result *r, const char *const *env, double limit_s,
 		  const char *const *argv);

@@ -806,6 +806,73 @@ START_TEST(test_exact_engines_agree)
 }
 END_TEST
 
+/*
+ * exact_scatter with `append` ("" or its options), exact under stepping and
+ * then under the emulator: that run's result in `r`, for its figures.
+ */
+static void scatter_both_engines(struct pmuvm_result *r, const char *append)
+{
+	pmuvm_run(r, "--exact", "step", "--timeout", "120", "--append", append,
+		  guest_path("exact_scatter"));
+	expect_guest_pass(r, "exact_scatter --exact step");
+	pmuvm_result_free(r);
+	pmuvm_run(r, "--exact", "emulate", "--timeout", "120", "--append", append,
+		  guest_path("exact_scatter"));
+	expect_guest_pass(r, "exact_scatter --exact emulate");
+}
+
+/*
+ * exact_scatter's shapes of address space, each exact under both engines
+ * with all of its pages run by the emulator:
+ *   - pages scattered in RAM but contiguous in linear address, more of
+ *     them than the emulator maps regions: one mirrored region;
+ *   - gap=1, an unmapped page after each: as many regions as pages, each
+ *     mapped as it is reached (a kernel's stacks between guard pages);
+ *   - sparse=1, more runs elsewhere than the emulator walks whole: each
+ *     page walked as it is reached (a Linux kernel's address space).
+ */
+static const struct {
+	const char *append;
+	uint64_t demand_maps_min, demand_maps_max;
+} scatter_shapes[] = {
+	{ "", 0, 0 },
+	{ "gap=1", 300, UINT64_MAX },
+	{ "sparse=1", 300, UINT64_MAX },
+};
+
+START_TEST(test_exact_scatter_shapes)
+{
+	struct pmuvm_result r;
+	uint64_t demand;
+
+	REQUIRE_KVM();
+	scatter_both_engines(&r, scatter_shapes[_i].append);
+	demand = json_u64(r.report, "vcpus.0.debug.exact.emulate.demand_maps");
+	ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.instructions"), 2 * 300);
+	ck_assert_msg(demand >= scatter_shapes[_i].demand_maps_min &&
+		      demand <= scatter_shapes[_i].demand_maps_max, "'%s': %llu demand maps",
+		      scatter_shapes[_i].append, (unsigned long long)demand);
+	ck_assert_uint_eq(json_u64(r.report, "vcpus.0.debug.exact.emulate.map_failures"), 0);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/*
+ * The last of those pages mapped by the counted code just before the call:
+ * the JMP into it completes where the emulator's next fetch faults (its
+ * mapping built before), and counts. Exact under both engines.
+ */
+START_TEST(test_exact_page_mapped_late)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	scatter_both_engines(&r, "late=1");
+	ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.stops.fault"), 1);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 /* exact_count's rules hold under the emulation engine as under stepping (test_exact_retirement_rules). */
 START_TEST(test_exact_retirement_rules_emulated)
 {
@@ -898,6 +965,9 @@ static Suite *exact_suite(void)
 	tcase_add_loop_test(tc, test_exact_engines_agree, 0, 8);
 	tcase_add_test(tc, test_exact_retirement_rules_emulated);
 	tcase_add_loop_test(tc, test_exact_branch_umasks_per_part, 0, 5);
+	tcase_add_loop_test(tc, test_exact_scatter_shapes, 0,
+			    sizeof(scatter_shapes) / sizeof(scatter_shapes[0]));
+	tcase_add_test(tc, test_exact_page_mapped_late);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pmi_resume");
 	tcase_set_timeout(tc, 300);

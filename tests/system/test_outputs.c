@@ -784,6 +784,32 @@ START_TEST(test_progress)
 END_TEST
 
 /*
+ * Under the emulation engine the line counts the instructions the emulator
+ * ran as well as those stepped, and says how many it emulated.
+ */
+START_TEST(test_progress_emulated)
+{
+	const char *argv[] = { "-q", "--exact", "emulate", "--append", "mode=1", guest_path("spin"),
+			       NULL };
+	unsigned long long n = 0, emulated = 0, rate;
+	unsigned int count = 0;
+	char *err, *line, end;
+	double t;
+
+	REQUIRE_KVM();
+	err = progress_run(argv, true);
+	for (line = err; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+		if (sscanf(line, "pmuvm: ran %llu instructions (%llu emulated) in %lf s (%llu/s%c",
+			   &n, &emulated, &t, &rate, &end) == 5 && end == ')')
+			count++;
+	ck_assert_msg(count == 1, "stderr: %s", err);
+	ck_assert_msg(emulated > 0 && n > emulated && rate > 0, "stderr: %s", err);
+	ck_assert_msg(!strstr(err, "pmuvm: stepped "), "stderr: %s", err);
+	free(err);
+}
+END_TEST
+
+/*
  * On a terminal the line is rewritten in place, cleared before any other
  * line, and the shell's prompt starts on a line of its own.
  */
@@ -849,6 +875,7 @@ static Suite *outputs_suite(void)
 	tcase_add_test(tc, test_usage_report);
 	tcase_add_test(tc, test_progress);
 	tcase_add_test(tc, test_progress_tty);
+	tcase_add_test(tc, test_progress_emulated);
 	suite_add_tcase(s, tc);
 	return s;
 }

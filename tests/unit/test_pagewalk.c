@@ -283,6 +283,20 @@ START_TEST(test_va_map_runs)
 
 	/* More runs than room. */
 	ck_assert_int_eq(va_map_build(&mem, &ps, false, r, 2), -E2BIG);
+
+	/* One page's run at a time: the page alone, with its rights; none for MMIO or the wrong CPL. */
+	ck_assert_int_eq(va_map_page(&mem, &ps, false, 0x401234, &r[0]), 0);
+	ck_assert_uint_eq(r[0].la, 0x401000);
+	ck_assert_uint_eq(r[0].len, 0x1000);
+	ck_assert_ptr_eq(r[0].host, ram + 0x201000);
+	ck_assert_uint_eq(r[0].prot, VA_READ | VA_WRITE);
+	ck_assert_int_eq(va_map_page(&mem, &ps, false, 0x404000, &r[0]), 0);
+	ck_assert_uint_eq(r[0].prot, VA_READ | VA_WRITE | VA_EXEC);
+	ck_assert_int_eq(va_map_page(&mem, &ps, true, 0x404000, &r[0]), -EFAULT);
+	ck_assert_int_eq(va_map_page(&mem, &ps, false, 0x406000, &r[0]), -EFAULT);
+	ck_assert_int_eq(va_map_page(&mem, &ps, false, 0x407000, &r[0]), -EFAULT);
+	ck_assert_int_eq(va_map_page(&mem, &ps, false, 0xffff800000001fffULL, &r[0]), 0);
+	ck_assert_uint_eq(r[0].la, 0xffff800000001000ULL);
 }
 END_TEST
 
@@ -310,8 +324,19 @@ START_TEST(test_va_map_large_and_modes)
 	ck_assert_ptr_eq(r[2].host, ram);
 	ck_assert_uint_eq(r[2].len, RAM_SIZE);
 
+	/* One page's run: the 2 MiB page, and the 1 GiB page clipped to RAM. */
+	ck_assert_int_eq(va_map_page(&mem, &ps, false, 0x212345, &r[0]), 0);
+	ck_assert_uint_eq(r[0].la, 0x200000);
+	ck_assert_uint_eq(r[0].len, 0x200000);
+	ck_assert_ptr_eq(r[0].host, ram + 0x200000);
+	ck_assert_int_eq(va_map_page(&mem, &ps, false, 0x40001000ULL, &r[0]), 0);
+	ck_assert_uint_eq(r[0].la, 0x40000000ULL);
+	ck_assert_uint_eq(r[0].len, RAM_SIZE);
+	ck_assert_int_eq(va_map_page(&mem, &ps, false, 0x40000000ULL + RAM_SIZE, &r[0]), -EFAULT);
+
 	ps.cr4 |= CR4_LA57;
 	ck_assert_int_eq(va_map_build(&mem, &ps, false, r, 4), -EOPNOTSUPP);
+	ck_assert_int_eq(va_map_page(&mem, &ps, false, 0, &r[0]), -EOPNOTSUPP);
 	ps = (struct paging_state){ .cr0 = 1 };
 	ck_assert_int_eq(va_map_build(&mem, &ps, false, r, 4), -EOPNOTSUPP);
 }

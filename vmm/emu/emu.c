@@ -212,3 +212,8 @@ bool emu_fault_addr(const struct emu *e, uint64_t *la)
 	*la = e->fault_la;
 	return e->fault_mem;
 }
+
+uint64_t emu_rip(const struct emu *e)
+{
+	return e->rip;
+}

@@ -60,5 +60,7 @@ enum emu_end emu_run(struct emu *e, const struct emu_ops *ops, void *opaque);
 
 /* After EMU_END_FAULT: true if an access faulted, at linear *la (else an exception). */
 bool emu_fault_addr(const struct emu *e, uint64_t *la);
+/* Where the last run ended: the instruction it stopped before or that faulted, or one whose fetch faulted. */
+uint64_t emu_rip(const struct emu *e);
 
 #endif

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "emu/emu.h"
@@ -57,8 +58,18 @@
  */
 #define EMULATE_SHORT		16
 #define EMULATE_BACKOFF_MAX	256u
-/* More runs than this (a fragmented address space): the stretch is stepped instead. */
-#define EMULATE_MAX_RUNS	256
+/*
+ * Regions the emulator maps per address space at once (Unicorn's cost of
+ * mapping one grows with those it has), after scattered pages that follow
+ * each other in linear address are mirrored into one (emulate_mirror).
+ * Where a space has more (a kernel's, with its stacks between guard
+ * pages), the emulator maps those its stretches reach, as they fault, and
+ * unmaps the least recently mapped or entered (emulate_work_add()). A walk stops
+ * at EMULATE_MAX_RUNS runs of contiguous RAM: such a space is not walked
+ * whole, its pages are walked one by one as they fault (lazy).
+ */
+#define EMULATE_MAX_REGIONS	256
+#define EMULATE_MAX_RUNS	8192
 #define EMULATE_DECODES		4096	/* direct-mapped, a power of two */
 #define EMULATE_SPACES		4	/* address spaces kept mapped, least recently used replaced */
 #define EMULATE_CODE_PAGES	256	/* code pages watched for changes, direct-mapped */
@@ -83,6 +94,17 @@ struct emulate_decode {
 };
 
 /*
+ * Pages of guest RAM that follow each other in a guest's linear address
+ * space but not in RAM, mapped once more from the RAM's memfd, in linear
+ * order: one region for the emulator where they would be one each.
+ */
+struct emulate_mirror {
+	struct va_run region;		/* host: the mirror */
+	struct va_run *pieces;		/* the runs of RAM it maps, in order */
+	unsigned int nr_pieces;
+};
+
+/*
  * One guest address space (paging state and CPL) with its own emulator,
  * mapping (a TLB) and translations, so that switching between processes
  * (perf and its workload) maps nothing again.
@@ -92,11 +114,22 @@ struct emulate_space {
 	struct paging_state ps;
 	bool user;
 	bool valid;			/* the mapping stands (no walk needed) */
-	bool unmappable;		/* too many runs: not walked again while it is this space */
+	bool lazy;			/* too many runs to walk whole: pages walked as they fault */
 	bool code_stale;		/* code may have changed unseen: check the pages */
 	uint64_t used;			/* exact_emulate.uses when last run */
-	struct va_run *runs;		/* [EMULATE_MAX_RUNS] */
-	int nr_runs;			/* or the build's error */
+	struct va_run *runs;		/* the walk's [EMULATE_MAX_RUNS] */
+	struct va_run *regions;		/* the space as regions [EMULATE_MAX_RUNS] */
+	int nr_regions;			/* or the build's error */
+	struct va_run *prev_regions;	/* the last build's, to see what changed */
+	/* More regions than EMULATE_MAX_REGIONS (or lazy): those the emulator maps now, sorted. */
+	bool demand;
+	struct va_run *work;		/* [EMULATE_MAX_REGIONS] */
+	uint64_t *work_used;		/* when each was last touched (exact_emulate.uses) */
+	unsigned int nr_work;
+	struct emulate_mirror *mirrors;	/* [EMULATE_MAX_RUNS], those of the regions */
+	unsigned int nr_mirrors;
+	struct emulate_mirror *retired;	/* the last build's, freed after the emulator let go */
+	unsigned int nr_retired;
 	struct emulate_code_page *pages;	/* [EMULATE_CODE_PAGES] */
 	struct emulate_decode decodes[EMULATE_DECODES];
 };
@@ -140,25 +173,37 @@ const char *exact_emulate_stop_name(enum emulate_stop s)
 	return s < EMULATE_STOP_NR ? emulate_stop_names[s] : "?";
 }
 
-/* The host bytes at linear `la`, and how many follow in the same run. */
-static const uint8_t *emulate_host(const struct exact_emulate *m, uint64_t la, uint64_t *avail)
+/* The index of the run among `runs` (sorted by linear address) that holds `la`, or -1. */
+static int emulate_run_at(const struct va_run *runs, int n, uint64_t la)
 {
-	int lo = 0, hi = m->sp->nr_runs - 1;
+	int lo = 0, hi = n - 1;
 
 	while (lo <= hi) {
 		int mid = (lo + hi) / 2;
-		const struct va_run *r = &m->sp->runs[mid];
 
-		if (la < r->la) {
+		if (la < runs[mid].la)
 			hi = mid - 1;
-		} else if (la - r->la >= r->len) {
+		else if (la - runs[mid].la >= runs[mid].len)
 			lo = mid + 1;
-		} else {
-			*avail = r->len - (la - r->la);
-			return r->host + (la - r->la);
-		}
+		else
+			return mid;
 	}
-	return NULL;
+	return -1;
+}
+
+/* The host bytes at linear `la`, and how many follow in the same run. */
+static const uint8_t *emulate_host(const struct exact_emulate *m, uint64_t la, uint64_t *avail)
+{
+	const struct emulate_space *sp = m->sp;
+	const struct va_run *runs = sp->lazy ? sp->work : sp->regions;
+	int i = emulate_run_at(runs, sp->lazy ? (int)sp->nr_work : sp->nr_regions, la);
+	const struct va_run *r;
+
+	if (i < 0)
+		return NULL;
+	r = &runs[i];
+	*avail = r->len - (la - r->la);
+	return r->host + (la - r->la);
 }
 
 /*
@@ -448,12 +493,194 @@ static void emulate_fault_seen(struct exact_emulate *m, struct vcpu *vcpu,
 		m->sp->valid = false;
 }
 
+static void emulate_mirror_free(struct emulate_mirror *mi)
+{
+	munmap(mi->region.host, mi->region.len);
+	free(mi->pieces);
+	mi->pieces = NULL;
+}
+
+/* `nr` runs from `runs`, contiguous in linear address, mapped once more in that order: 0 or -errno. */
+static int emulate_mirror_make(const struct vm *vm, const struct va_run *runs,
+			       unsigned int nr, struct emulate_mirror *mi)
+{
+	uint64_t len = runs[nr - 1].la + runs[nr - 1].len - runs[0].la;
+	uint8_t *host;
+
+	mi->pieces = malloc(nr * sizeof(*runs));
+	if (!mi->pieces)
+		return -ENOMEM;
+	host = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (host == MAP_FAILED) {
+		free(mi->pieces);
+		mi->pieces = NULL;
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < nr; i++) {
+		if (mmap(host + (runs[i].la - runs[0].la), runs[i].len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_FIXED, vm->ram_fd, runs[i].host - vm->ram) == MAP_FAILED) {
+			munmap(host, len);
+			free(mi->pieces);
+			mi->pieces = NULL;
+			return -ENOMEM;
+		}
+	}
+	memcpy(mi->pieces, runs, nr * sizeof(*runs));
+	mi->nr_pieces = nr;
+	mi->region = (struct va_run){ runs[0].la, len, host, runs[0].prot };
+	return 0;
+}
+
+/* The mirror among `old` that maps exactly these runs, or -1. */
+static int emulate_mirror_find(const struct emulate_mirror *old, unsigned int nr_old,
+			       const struct va_run *runs, unsigned int nr)
+{
+	for (unsigned int i = 0; i < nr_old; i++)
+		if (old[i].pieces && old[i].nr_pieces == nr &&
+		    !memcmp(old[i].pieces, runs, nr * sizeof(*runs)))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * The walk's `n` runs (sp->runs) as the emulator's regions: runs that
+ * follow each other in linear address with the same rights become one
+ * mirror, kept from the last build where it maps the same runs. The last
+ * build's other mirrors go to sp->retired, freed once the emulator has
+ * unmapped them. The number of regions, or -ENOMEM.
+ */
+static int emulate_regions(struct emulate_space *sp, const struct vm *vm, unsigned int n)
+{
+	struct emulate_mirror *old = sp->mirrors, *mirrors;
+	unsigned int nr_old = sp->nr_mirrors, nr_mirrors = 0, i, j;
+	int nr = 0;
+
+	mirrors = calloc(EMULATE_MAX_RUNS, sizeof(*mirrors));
+	if (!mirrors)
+		return -ENOMEM;
+	for (i = 0; i < n && nr >= 0; i = j) {
+		for (j = i + 1; vm->ram_fd >= 0 && j < n && sp->runs[j].prot == sp->runs[i].prot &&
+				sp->runs[j].la == sp->runs[j - 1].la + sp->runs[j - 1].len; j++)
+			;
+		if (j == i + 1) {
+			sp->regions[nr++] = sp->runs[i];
+		} else {
+			int k = emulate_mirror_find(old, nr_old, &sp->runs[i], j - i);
+
+			if (k >= 0) {
+				mirrors[nr_mirrors] = old[k];
+				old[k].pieces = NULL;	/* moved, not freed */
+			} else if (emulate_mirror_make(vm, &sp->runs[i], j - i, &mirrors[nr_mirrors])) {
+				nr = -ENOMEM;
+				break;
+			}
+			sp->regions[nr++] = mirrors[nr_mirrors++].region;
+		}
+	}
+	sp->mirrors = mirrors;
+	sp->nr_mirrors = nr_mirrors;
+	sp->retired = old;
+	sp->nr_retired = nr_old;
+	return nr;
+}
+
+/* Whether `r` is one of the space's regions now, the same in every field. */
+static bool emulate_region_now(const struct emulate_space *sp, const struct va_run *r)
+{
+	int i = emulate_run_at(sp->regions, sp->nr_regions, r->la);
+
+	return i >= 0 && !memcmp(&sp->regions[i], r, sizeof(*r));
+}
+
+/* After a build: the regions the emulator mapped that still are regions stay mapped. */
+static void emulate_work_keep(struct emulate_space *sp)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < sp->nr_work; i++) {
+		if (!emulate_region_now(sp, &sp->work[i]))
+			continue;
+		sp->work[n] = sp->work[i];
+		sp->work_used[n++] = sp->work_used[i];
+	}
+	sp->nr_work = n;
+}
+
+/*
+ * A space of more regions than the emulator maps: the region at `la` was
+ * touched now (a stretch starts there). True if the emulator maps it.
+ */
+static bool emulate_work_touch(struct exact_emulate *m, uint64_t la)
+{
+	struct emulate_space *sp = m->sp;
+	int w = emulate_run_at(sp->work, (int)sp->nr_work, la);
+
+	if (w >= 0)
+		sp->work_used[w] = ++m->uses;
+	return w >= 0;
+}
+
+/*
+ * ...and the region at `la`, not mapped, faulted: it is mapped now, in
+ * place of the least recently touched one where all are taken. False if
+ * `la` is in no region or in a mapped one (a fault of its own), or the
+ * emulator refused it.
+ */
+static bool emulate_work_add(struct exact_emulate *m, uint64_t la)
+{
+	struct emulate_space *sp = m->sp;
+	int r = emulate_run_at(sp->regions, sp->nr_regions, la);
+	unsigned int at = 0, old = 0;
+	struct va_run run;
+
+	if (emulate_work_touch(m, la))
+		return false;
+	if (sp->lazy) {
+		if (va_map_page(&m->vcpu->vm->mem, &sp->ps, sp->user, la, &run))
+			return false;
+	} else if (r >= 0) {
+		run = sp->regions[r];
+	} else {
+		return false;
+	}
+	if (sp->nr_work == EMULATE_MAX_REGIONS) {
+		for (unsigned int i = 1; i < sp->nr_work; i++)
+			if (sp->work_used[i] < sp->work_used[old])
+				old = i;
+		sp->nr_work--;
+		memmove(&sp->work[old], &sp->work[old + 1], (sp->nr_work - old) * sizeof(*sp->work));
+		memmove(&sp->work_used[old], &sp->work_used[old + 1],
+			(sp->nr_work - old) * sizeof(*sp->work_used));
+	}
+	while (at < sp->nr_work && sp->work[at].la < la)
+		at++;
+	memmove(&sp->work[at + 1], &sp->work[at], (sp->nr_work - at) * sizeof(*sp->work));
+	memmove(&sp->work_used[at + 1], &sp->work_used[at], (sp->nr_work - at) * sizeof(*sp->work_used));
+	sp->work[at] = run;
+	sp->work_used[at] = ++m->uses;
+	sp->nr_work++;
+	m->vcpu->pmu->exact->emu_stats.demand_maps++;
+	return emu_map(sp->emu, sp->work, sp->nr_work) >= 0;
+}
+
 static void emulate_space_free(struct emulate_space *sp)
 {
 	if (!sp)
 		return;
 	emu_close(sp->emu);
+	for (unsigned int i = 0; i < sp->nr_mirrors; i++)
+		if (sp->mirrors[i].pieces)
+			emulate_mirror_free(&sp->mirrors[i]);
+	for (unsigned int i = 0; i < sp->nr_retired; i++)
+		if (sp->retired[i].pieces)
+			emulate_mirror_free(&sp->retired[i]);
+	free(sp->mirrors);
+	free(sp->retired);
 	free(sp->runs);
+	free(sp->regions);
+	free(sp->prev_regions);
+	free(sp->work);
+	free(sp->work_used);
 	free(sp->pages);
 	free(sp);
 }
@@ -465,8 +692,14 @@ static struct emulate_space *emulate_space_new(void)
 	if (!sp)
 		return NULL;
 	sp->runs = calloc(EMULATE_MAX_RUNS, sizeof(*sp->runs));
+	sp->regions = calloc(EMULATE_MAX_RUNS, sizeof(*sp->regions));
+	sp->prev_regions = calloc(EMULATE_MAX_RUNS, sizeof(*sp->prev_regions));
+	sp->work = calloc(EMULATE_MAX_REGIONS, sizeof(*sp->work));
+	sp->work_used = calloc(EMULATE_MAX_REGIONS, sizeof(*sp->work_used));
+	sp->mirrors = calloc(EMULATE_MAX_RUNS, sizeof(*sp->mirrors));
 	sp->pages = malloc(EMULATE_CODE_PAGES * sizeof(*sp->pages));
-	if (!sp->runs || !sp->pages || emu_open(&sp->emu)) {
+	if (!sp->runs || !sp->regions || !sp->prev_regions || !sp->work || !sp->work_used || !sp->mirrors ||
+	    !sp->pages || emu_open(&sp->emu)) {
 		emulate_space_free(sp);
 		return NULL;
 	}
@@ -499,7 +732,7 @@ static struct emulate_space *emulate_space_for(struct exact_emulate *m,
 	lru->ps = *ps;
 	lru->user = user;
 	lru->valid = false;
-	lru->unmappable = false;
+	lru->lazy = false;
 	return lru;
 }
 
@@ -513,6 +746,30 @@ static void emulate_stale_all(struct exact_emulate *m, bool code)
 }
 
 /*
+ * A lazy space's mapping built again: each page the emulator maps is
+ * walked anew and stays where it maps the same memory with the same
+ * rights. Decodes and watched pages start again, since pages unmapped
+ * before may now be other memory.
+ */
+static void emulate_lazy_rebuild(struct exact_emulate *m, const struct vcpu *vcpu)
+{
+	struct emulate_space *sp = m->sp;
+	unsigned int n = 0;
+	struct va_run run;
+
+	for (unsigned int i = 0; i < sp->nr_work; i++) {
+		if (va_map_page(&vcpu->vm->mem, &sp->ps, sp->user, sp->work[i].la, &run) ||
+		    memcmp(&run, &sp->work[i], sizeof(run)))
+			continue;
+		sp->work[n] = sp->work[i];
+		sp->work_used[n++] = sp->work_used[i];
+	}
+	sp->nr_work = n;
+	emu_map(sp->emu, sp->work, sp->nr_work);
+	emulate_forget_pages(m);
+}
+
+/*
  * The emulator's view of guest memory (m->sp), built again where a CPU's
  * TLB would be flushed: the walk is cheap, and only runs that changed are
  * mapped again.
@@ -522,7 +779,8 @@ static bool emulate_map(struct exact_emulate *m, struct vcpu *vcpu, const struct
 	struct exact_emulate_stats *st = &vcpu->pmu->exact->emu_stats;
 	struct paging_state ps = sregs_paging(s);
 	struct emulate_space *sp;
-	int changed;
+	struct va_run *prev;
+	int changed, n, nr_prev;
 
 	if (m->map_patches != vcpu->vm->mem.nr_patches) {
 		m->map_patches = vcpu->vm->mem.nr_patches;
@@ -536,25 +794,56 @@ static bool emulate_map(struct exact_emulate *m, struct vcpu *vcpu, const struct
 		emulate_check_code(m, st);
 		sp->code_stale = false;
 	}
-	if (sp->valid || sp->unmappable)
-		return sp->nr_runs > 0;
+	if (sp->valid)
+		return sp->lazy || sp->nr_regions > 0;
 	sp->valid = true;
 	st->map_builds++;
-	sp->nr_runs = va_map_build(&vcpu->vm->mem, &ps, sp->user, sp->runs, EMULATE_MAX_RUNS);
-	changed = sp->nr_runs > 0 ? emu_map(sp->emu, sp->runs, (unsigned int)sp->nr_runs) : 1;
+	if (sp->lazy) {
+		emulate_lazy_rebuild(m, vcpu);
+		return true;
+	}
+	prev = sp->regions;
+	nr_prev = sp->nr_regions;
+	sp->regions = sp->prev_regions;
+	sp->prev_regions = prev;
+	n = va_map_build(&vcpu->vm->mem, &ps, sp->user, sp->runs, EMULATE_MAX_RUNS);
+	/* Walking it whole again after every unseen run would cost more than it saves. */
+	sp->lazy = n == -E2BIG;
+	if (sp->lazy) {
+		n = 0;
+		sp->nr_work = 0;
+	}
+	sp->nr_regions = n > 0 || sp->lazy ? emulate_regions(sp, vcpu->vm, (unsigned int)n) : n;
+	sp->demand = sp->lazy || sp->nr_regions > EMULATE_MAX_REGIONS;
+	if (sp->demand)
+		emulate_work_keep(sp);
+	else
+		sp->nr_work = 0;
+	if (sp->nr_regions <= 0 && !sp->lazy)
+		changed = 1;
+	else if (sp->demand)
+		changed = emu_map(sp->emu, sp->work, sp->nr_work) < 0 ? -ENOSPC :
+			  nr_prev != sp->nr_regions ||
+			  memcmp(prev, sp->regions, (size_t)nr_prev * sizeof(*prev));
+	else
+		changed = emu_map(sp->emu, sp->regions, (unsigned int)sp->nr_regions);
 	if (changed < 0)
-		sp->nr_runs = changed;
+		sp->nr_regions = changed;
 	/* The same linear page may now be other memory: decodes and watched pages start again. */
 	if (changed)
 		emulate_forget_pages(m);
-	if (sp->nr_runs <= 0) {
+	if (sp->nr_regions <= 0 && !sp->lazy) {
 		st->map_failures++;
 		emu_map(sp->emu, NULL, 0);
-		/* Walking it again after every unseen run would cost more than it saves. */
-		sp->unmappable = sp->nr_runs == -E2BIG;
-		return false;
 	}
-	return true;
+	/* Unicorn has let go of the mirrors no region uses. */
+	for (unsigned int i = 0; i < sp->nr_retired; i++)
+		if (sp->retired[i].pieces)
+			emulate_mirror_free(&sp->retired[i]);
+	free(sp->retired);
+	sp->retired = NULL;
+	sp->nr_retired = 0;
+	return sp->lazy || sp->nr_regions > 0;
 }
 
 /* The engine's state, made on first use: NULL (said once) where Unicorn cannot run. */
@@ -591,6 +880,7 @@ static bool emulate_stretch(struct vcpu *vcpu, struct exact_emulate *m)
 	struct kvm_sregs *s;
 	struct kvm_regs *r;
 	enum emu_end end;
+	uint64_t la, last_la = ~0ULL;
 
 	if (vcpu_state(vcpu, &r, &s) || !emulate_may_enter(vcpu, m, r, s) ||
 	    !emulate_map(m, vcpu, s) || emu_set_state(m->sp->emu, r, s->fs.base, s->gs.base))
@@ -604,7 +894,27 @@ static bool emulate_stretch(struct vcpu *vcpu, struct exact_emulate *m)
 	m->deadline_ns = emulate_now_ns() +
 			 ((r->rflags & X86_RFLAGS_IF) ? EMULATE_SLICE_NS : EMULATE_SLICE_IF_OFF_NS);
 	m->stretch_insns = 0;
+	if (m->sp->demand)
+		emulate_work_touch(m, r->rip);
 	end = emu_run(m->sp->emu, &emulate_ops, m);
+	while (end == EMU_END_FAULT && emu_fault_addr(m->sp->emu, &la)) {
+		/*
+		 * Fetching the next instruction faulted (RIP moved on): the
+		 * previous one completed, and retires.
+		 */
+		if (m->have_prev && emu_rip(m->sp->emu) != m->prev_rip &&
+		    !emulate_retire_prev(m, emu_rip(m->sp->emu))) {
+			end = EMU_END_STOPPED;
+			m->stop = EMULATE_STOP_PMI;
+			break;
+		}
+		/* A region not mapped yet: mapped, and the faulting instruction runs again. */
+		if (!m->sp->demand || la == last_la || !emulate_work_add(m, la))
+			break;
+		last_la = la;
+		m->have_prev = false;
+		end = emu_run(m->sp->emu, &emulate_ops, m);
+	}
 	emulate_flush(m);	/* short of every limit: nothing wraps */
 	if (end == EMU_END_FAULT) {
 		m->stop = EMULATE_STOP_FAULT;

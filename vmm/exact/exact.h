@@ -40,6 +40,7 @@ struct exact_emulate_stats {
 	uint64_t stops[EMULATE_STOP_NR];
 	uint64_t stepped;		/* KVM_RUNs stepped while it was the engine */
 	uint64_t map_builds, map_failures;	/* the linear mapping built; not buildable */
+	uint64_t demand_maps;		/* regions mapped as stretches touched them (a space of many) */
 	uint64_t code_flushes;		/* translations dropped: the guest ran unseen */
 };
 

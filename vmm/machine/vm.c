@@ -23,9 +23,11 @@ static int vm_setup_memory(struct vm *vm)
 
 	/*
 	 * RAM a vhost-user back end maps too (dev/virtio_fs.c) lives in a
-	 * memfd it is handed; otherwise anonymous memory.
+	 * memfd it is handed, as does RAM the emulation engine maps a second
+	 * time in the guest's linear order (exact/emulate.c); otherwise
+	 * anonymous memory.
 	 */
-	if (vm->cfg->shared_ram) {
+	if (vm->cfg->shared_ram || vm->cfg->exact_emulate) {
 		vm->ram_fd = memfd_create("pmuvm-ram", MFD_CLOEXEC);
 		if (vm->ram_fd < 0 || ftruncate(vm->ram_fd, (off_t)vm->ram_size) < 0) {
 			pr_err("cannot create %llu bytes of shared guest RAM (memfd): %s",

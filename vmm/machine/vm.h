@@ -87,7 +87,7 @@ struct vm {
 	struct timespec start_time, stop_time;
 	struct pio_bus *pio;
 	struct mmio_bus *mmio;		/* machine/mmio.c; NULL: no MMIO devices */
-	int ram_fd;			/* memfd behind ram when shared (cfg->shared_ram), else -1 */
+	int ram_fd;			/* memfd behind ram (cfg->shared_ram, exact_emulate), else -1 */
 	struct uart *uart;
 	struct fw_cfg *fw_cfg;
 	struct virtio_fs_set *virtio_fs;	/* dev/virtio_fs.c */

@@ -119,3 +119,47 @@ int va_map_build(const struct guest_mem *mem, const struct paging_state *ps, boo
 	va_walk(&b, ps->cr3 & PTE_ADDR, 4, 0, true, true, false);
 	return b.err ? b.err : (int)b.n;
 }
+
+int va_map_page(const struct guest_mem *mem, const struct paging_state *ps, bool user,
+		uint64_t la, struct va_run *out)
+{
+	struct va_run pieces[GUEST_MEM_MAX_REGIONS];
+	struct va_build b = {
+		.mem = mem, .user = user, .out = pieces, .max = GUEST_MEM_MAX_REGIONS,
+		.wp = ps->cr0 & CR0_WP, .nxe = ps->efer & EFER_NXE, .smep = ps->cr4 & CR4_SMEP,
+	};
+	uint64_t table = ps->cr3 & PTE_ADDR;
+	bool rw = true, us = true, xd = false;
+
+	if (!(ps->cr0 & CR0_PG) || !(ps->cr4 & CR4_PAE) || !(ps->efer & EFER_LMA) ||
+	    (ps->cr4 & CR4_LA57))
+		return -EOPNOTSUPP;
+	for (int level = 4; level >= 1; level--) {
+		const uint64_t *t = guest_mem_ptr(mem, table, PAGE_4K);
+		unsigned int shift = 12 + 9 * (level - 1);
+		uint64_t e, size = 1ULL << shift;
+
+		if (!t)
+			return -EFAULT;
+		memcpy(&e, &t[(la >> shift) & 511], sizeof(e));
+		if (!(e & PTE_P))
+			return -EFAULT;
+		rw = rw && (e & PTE_RW);
+		us = us && (e & PTE_US);
+		xd = xd || (b.nxe && (e & PTE_XD));
+		if (user && !us)
+			return -EFAULT;
+		if (level == 1 || (level <= 3 && (e & PTE_PS))) {
+			va_page(&b, la & ~(size - 1), e & PTE_ADDR & ~(size - 1), size,
+				va_prot(&b, rw, us, xd));
+			for (unsigned int i = 0; i < b.n; i++)
+				if (la - pieces[i].la < pieces[i].len) {
+					*out = pieces[i];
+					return 0;
+				}
+			return -EFAULT;	/* not RAM */
+		}
+		table = e & PTE_ADDR;
+	}
+	return -EFAULT;
+}

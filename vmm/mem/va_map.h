@@ -43,4 +43,13 @@ struct va_run {
 int va_map_build(const struct guest_mem *mem, const struct paging_state *ps, bool user,
 		 struct va_run *out, unsigned int max);
 
+/*
+ * The run of one page (4 KiB, 2 MiB or 1 GiB, clipped to a RAM region)
+ * that holds `la`, with the same rights: for a space of too many runs to
+ * walk whole. 0, -EFAULT where `la` maps no RAM at that CPL, -EOPNOTSUPP
+ * as above.
+ */
+int va_map_page(const struct guest_mem *mem, const struct paging_state *ps, bool user,
+		uint64_t la, struct va_run *out);
+
 #endif
