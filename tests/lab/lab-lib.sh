@@ -1,4 +1,5 @@
 # shellcheck shell=sh
+# SPDX-License-Identifier: GPL-2.0-only
 # Shared by the labs (pmuvm-lab, pmuvm-lab-vmx), sourced: Debian's kernel,
 # its modules and busybox, fetched once per machine into a cache.  The
 # caller sets LAB_NAME (for messages) and QUIET, and defines nothing else.
