@@ -271,17 +271,6 @@ static bool rdpmc_debug_exit(struct vcpu *vcpu)
 	struct kvm_regs *r;
 	struct gp_frame f;
 
-	if (vcpu->dbg.step_once && d->pc == vcpu->dbg.bp_addr && (d->dr6 & DR6_B0) &&
-	    !(d->dr6 & X86_DR6_BS)) {
-		/*
-		 * The handler entry's breakpoint again, not the step past it: a
-		 * VMX that saved the breakpoint's #DB as a pending debug
-		 * exception at the exit and raised it at the next entry
-		 * (hardware saves it clear, SDM vol. 3C 28.3.4; docs/counting.md,
-		 * "Per host kind"). The step is still to come.
-		 */
-		return true;
-	}
 	if (vcpu->dbg.step_once) {
 		/* The step past the guest's #GP handler entry: breakpoint back. */
 		vcpu->dbg.step_once = false;
