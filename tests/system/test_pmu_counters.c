@@ -74,6 +74,10 @@ static const struct counters_case {
 	{ 5, DEF, DEF, 0xb, DEF, DEF, false }, { 5, DEF, DEF, 0x6, DEF, DEF, false },
 	{ 5, 0, 0, 0x4, DEF, DEF, false },
 	/* No PMU at all. */
+};
+
+/* No PMU (version 0): every counter MSR and RDPMC #GPs. */
+static const struct counters_case no_pmu_cases[] = {
 	{ 0, DEF, DEF, DEF, DEF, DEF, false },
 };
 
@@ -148,9 +152,8 @@ static void expect_only_unproduced_warnings(const char *err, const char *what)
 	}
 }
 
-START_TEST(test_pmu_counters)
+static void run_counters_case(const struct counters_case *c)
 {
-	const struct counters_case *c = &cases[_i];
 	struct run_args a = { .n = 0 };
 	char what[256], line[256];
 	struct pmuvm_result r;
@@ -191,6 +194,17 @@ START_TEST(test_pmu_counters)
 		expect_guest_ok(&r, "architectural events");
 	expect_only_unproduced_warnings(r.err, what);
 	pmuvm_result_free(&r);
+}
+
+START_TEST(test_pmu_counters)
+{
+	run_counters_case(&cases[_i]);
+}
+END_TEST
+
+START_TEST(test_pmu_counters_no_pmu)
+{
+	run_counters_case(&no_pmu_cases[_i]);
 }
 END_TEST
 
@@ -240,6 +254,8 @@ static Suite *pmu_counters_suite(void)
 
 	tcase_set_timeout(tc, 150);
 	tcase_add_loop_test(tc, test_pmu_counters, 0, (int)(sizeof(cases) / sizeof(cases[0])));
+	tcase_add_loop_test(tc, test_pmu_counters_no_pmu, 0,
+			    (int)(sizeof(no_pmu_cases) / sizeof(no_pmu_cases[0])));
 	suite_add_tcase(s, tc);
 	tc = tcase_create("event_filter");
 	tcase_set_timeout(tc, 150);
