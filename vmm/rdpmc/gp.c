@@ -271,6 +271,16 @@ static bool rdpmc_debug_exit(struct vcpu *vcpu)
 	struct kvm_regs *r;
 	struct gp_frame f;
 
+	if (vcpu->dbg.step_once && d->pc == vcpu->dbg.bp_addr) {
+		/*
+		 * Still at the handler entry: not the step past it, but the
+		 * breakpoint's #DB again, which a VMX that saved it as a pending
+		 * debug exception raises at the next entry (hardware saves that
+		 * field clear, SDM vol. 3C 28.3.4; docs/counting.md, "Per host
+		 * kind"). The step is still to come.
+		 */
+		return true;
+	}
 	if (vcpu->dbg.step_once) {
 		/* The step past the guest's #GP handler entry: breakpoint back. */
 		vcpu->dbg.step_once = false;
