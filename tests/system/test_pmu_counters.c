@@ -120,6 +120,18 @@ static void add_num(struct run_args *a, const char *opt, const char *prefix, boo
 }
 
 /*
+ * EDX[4:0] the options ask for: 3 (version 1: 0), or the counters from 0 a
+ * bitmap names without a gap.
+ */
+static unsigned int case_edx_fixed(const struct counters_case *c)
+{
+	if (c->version == 1)
+		return 0;
+	return c->fixed != DEF ? (unsigned int)c->fixed :
+	       c->fixed_mask != DEF ? (unsigned int)__builtin_ctz(~(unsigned int)c->fixed_mask) : 3;
+}
+
+/*
  * The CPUID.0AH the options ask for (docs/cli.md; SDM vol. 2A, CPUID leaf
  * 0AH): EDX[4:0] defaults to 3 (version 1: 0), or to the counters from 0 a
  * bitmap names without a gap; ECX is that bitmap with the contiguous ones
@@ -128,20 +140,40 @@ static void add_num(struct run_args *a, const char *opt, const char *prefix, boo
 static void expected_line(const struct counters_case *c, char *line, size_t size)
 {
 	unsigned int gp = c->gp == DEF ? 8 : (unsigned int)c->gp;
-	unsigned int fixed = c->fixed != DEF ? (unsigned int)c->fixed :
-			     c->fixed_mask != DEF ? (unsigned int)__builtin_ctz(~(unsigned int)c->fixed_mask) :
-			     3;
+	unsigned int fixed = case_edx_fixed(c);
 	unsigned int ecx = 0, evlen = c->evlen == DEF ? 8 : (unsigned int)c->evlen;
 	unsigned int ebx = (unsigned int)(c->hidden == DEF ? 0 : c->hidden) | NOT_PRODUCED;
 
-	if (c->version == 1)
-		fixed = 0;
 	if (c->version == 5)
 		ecx = (fixed ? (1u << fixed) - 1 : 0) | (c->fixed_mask == DEF ? 0 : (unsigned int)c->fixed_mask);
 	if (!c->version)
 		gp = fixed = evlen = ebx = 0;
 	snprintf(line, size, "pmu_counters: version=%d gp=%u fixed=%u ecx=0x%x evlen=%u ebx=0x%x\n",
 		 c->version, gp, fixed, ecx, evlen, ebx);
+}
+
+/*
+ * The fixed counters the guest's readers find in that CPUID.0AH: none
+ * before version 2, the first EDX[4:0] from it, and from version 5 those
+ * of ECX too; nr_fixed one past the highest.  pmu_common.h's reader, then
+ * rt_pmc_probe()'s, which finds no PMU without a GP counter (rt/pmc.h).
+ */
+static void expected_discovery(const struct counters_case *c, char *line, size_t size)
+{
+	unsigned int gp = c->gp == DEF ? 8 : (unsigned int)c->gp;
+	unsigned int fixed = case_edx_fixed(c);
+	unsigned int mask = 0, span, rt_mask, rt_span;
+
+	if (c->version >= 2)
+		mask = fixed ? (1u << fixed) - 1 : 0;
+	if (c->version >= 5 && c->fixed_mask != DEF)
+		mask |= (unsigned int)c->fixed_mask;
+	span = mask ? 32 - (unsigned int)__builtin_clz(mask) : 0;
+	rt_mask = c->version && gp ? mask : 0;
+	rt_span = c->version && gp ? span : 0;
+	snprintf(line, size,
+		 "pmu_counters: fixed_counters=0x%x nr_fixed=%u rt_pmc fixed_counters=0x%x "
+		 "nr_fixed=%u\n", mask, span, rt_mask, rt_span);
 }
 
 /* pmuvm's only complaint: the guest counts events it does not produce. */
@@ -194,6 +226,9 @@ static void run_counters_case(const struct counters_case *c)
 	expect_guest_pass(&r, what);
 	expected_line(c, line, sizeof(line));
 	ck_assert_msg(strstr(r.out, line), "%s: guest saw another CPUID.0AH (want %s):\n%s",
+		      what, line, r.out);
+	expected_discovery(c, line, sizeof(line));
+	ck_assert_msg(strstr(r.out, line), "%s: guest found other fixed counters (want %s):\n%s",
 		      what, line, r.out);
 	expect_guest_ok(&r, "GP counters");
 	expect_guest_ok(&r, "fixed counters");
