@@ -189,26 +189,53 @@ system_lab() {
 	count_log "$2" "$(lab_what "$1")" "$run_st" tests/lab/known-failures
 }
 
-# The lab runs the system tests in parts, one lab after the other, each
+# A lab whose tests print nothing for longer than the longest test case's
+# Check timeout (tcase_set_timeout: 300 s outside test_linux.c, 1300 s in
+# it) has stopped: pmuvm-lab ends it as failed, and lab_exec goes on in a
+# new one, rather than waiting for its time limit (PMUVM_LAB_SILENCE).
+SILENCE_MAIN=480
+SILENCE_LINUX=1500
+
+# The SVM lab runs the system tests in parts, one lab after the other, each
 # under pmuvm-lab's time limit: those that boot Linux (Check tag linux-boot,
 # tests/system/test_linux.c) in one, the rest in the first. Tests tagged
 # kvm-neutral (pmuvm's own code above KVM, tests/lib/suite.h) stay out of
-# the lab where this machine's KVM ran them (NATIVE_RAN). pmuvm run's tests
-# (linux-run, tests/system/test_run.c: eleven Linux boots, about 22 minutes
-# in the lab) run in a third lab with PMUVM_LAB_RUN=1 only: with the others
-# they outlast CI's time (two labs side by side on two CPUs made timing
-# checks fail). Otherwise they are one counted skip, with that reason.
-system_labs_svm() {
+# the lab where this machine's KVM ran them (NATIVE_RAN).
+svm_lab_main() {
 	neutral=
 	if [ -n "${NATIVE_RAN:-}" ]; then
 		neutral=" kvm-neutral"
 	fi
-	export CK_EXCLUDE_TAGS="linux-boot linux-run$neutral"
+	export CK_EXCLUDE_TAGS="linux-boot linux-run$neutral" PMUVM_LAB_SILENCE=$SILENCE_MAIN
 	system_lab "" "$O/tests/system-lab.log"
-	unset CK_EXCLUDE_TAGS
-	export CK_INCLUDE_TAGS=linux-boot
+	unset CK_EXCLUDE_TAGS PMUVM_LAB_SILENCE
+}
+
+# The Linux guests' images, packed here before the lab boots and named to
+# the tests by PMUVM_LINUX_IMAGES (tests/system/test_linux.c): packing the
+# perf image inside the lab, over its 9p root, took two minutes a test.
+# Where one cannot be packed, the tests pack it themselves and say why not.
+linux_images() {
+	li=$O/tests/linux-images
+	rm -rf "$li"
+	mkdir -p "$li"
+	li=$(cd "$li" && pwd)
+	k=$(tests/linux/mkinitramfs "$li/linux.cpio" 2>/dev/null) || return 0
+	tests/linux/mkinitramfs --perf "$li/perf.cpio" >/dev/null 2>&1 || rm -f "$li/perf.cpio"
+	echo "$k" >"$li/kernel"
+	export PMUVM_LINUX_IMAGES="$li"
+}
+
+# pmuvm run's tests (linux-run, tests/system/test_run.c: eleven Linux
+# boots, about 22 minutes in the lab) run in a third lab with
+# PMUVM_LAB_RUN=1 only: with the others they outlast CI's time (two SVM
+# labs side by side on two CPUs made timing checks fail). Otherwise they
+# are one counted skip, with that reason.
+svm_lab_linux() {
+	linux_images
+	export CK_INCLUDE_TAGS=linux-boot PMUVM_LAB_SILENCE=$SILENCE_LINUX
 	system_lab ", Linux guests" "$O/tests/system-lab-linux.log"
-	unset CK_INCLUDE_TAGS
+	unset CK_INCLUDE_TAGS PMUVM_LAB_SILENCE
 	if [ "${PMUVM_LAB_RUN:-0}" = 1 ]; then
 		# The kernel pmuvm run boots, fetched here (apt-get download):
 		# the lab has no network.
@@ -228,50 +255,73 @@ system_labs_svm() {
 # instructions a second, a tenth or less of the SVM lab's QEMU TCG, each
 # exit to pmuvm costs thousands of them and each pmuvm start a dozen
 # throwaway VMs, and its kernel takes about three minutes to boot, so
-# make check-lab runs what only a VMX KVM can show, in about ten minutes
-# (tests/lab/README.md has the measurements): the guests boot (boot), the
-# PMU MSRs under every PMU version (pmu_msr: 36 guest seconds, the most of
-# it), and the start-up probes against the host's kind, exact counts at
-# CPL3 and in handlers, and RDPMC (exact:host). The rest passes in the SVM
-# lab and natively; by hand, PMUVM_LABS=vmx PMUVM_VMX_SUITES="exact pmu
-# pebs hostile" make check-lab runs more (hostile took about 4 minutes of
-# wall time a check on a loaded machine). Not on VMX at all: cli,
-# ucall_guest, event_filter_guest, amd, rt, ntpmu and ntpmu_etw test
-# pmuvm's own code above KVM, the same on every host, and bench only
-# times it; compare, qemu and rt_qemu run QEMU/KVM, which is not in the
-# VMX lab; linux boots Linux under pmuvm, measured by hand.
+# make check-lab runs what only a VMX KVM can show (tests/lab/README.md
+# has the measurements): the guests boot (boot), the PMU MSRs under every
+# PMU version (pmu_msr), and the start-up probes against the host's kind,
+# exact counts at CPL3 and in handlers, and RDPMC (exact:host). The rest
+# passes in the SVM lab and natively; by hand, PMUVM_LABS=vmx
+# PMUVM_VMX_SUITES="exact pmu pebs hostile" make check-lab runs more. Not
+# on VMX at all: cli, ucall_guest, event_filter_guest, amd, rt, ntpmu and
+# ntpmu_etw test pmuvm's own code above KVM, the same on every host, and
+# bench only times it; compare, qemu and rt_qemu run QEMU/KVM, which is
+# not in the VMX lab; linux boots Linux under pmuvm, measured by hand.
 VMX_SUITES=${PMUVM_VMX_SUITES:-boot pmu_msr exact:host}
+vmx_what="system tests in the lab (VMX): kvm_intel under Bochs, suites $VMX_SUITES"
+vmx_log=$O/tests/system-lab-vmx.log
 
-# One Bochs for all of them: its boot is the dearest part. Suites and
-# failures are counted as the SVM lab's, against tests/lab/known-failures-vmx.
-# Nothing written in the VMX lab comes back, so its reports are not kept
-# for check-reports.sh (empty PMUVM_REPORT_DIR).
-system_lab_vmx() {
-	what="system tests in the lab (VMX): kvm_intel under Bochs, suites $VMX_SUITES"
-	log=$O/tests/system-lab-vmx.log
-	echo "== $what"
-	run_logged "$log" tests/lab/pmuvm-lab-vmx --with "$O/pmuvm" --with "$O/guests" \
+# One Bochs for all of them: its boot is the dearest part. Nothing written
+# in the VMX lab comes back, so its reports are not kept for
+# check-reports.sh (empty PMUVM_REPORT_DIR).
+vmx_lab_run() {
+	run_logged "$vmx_log" tests/lab/pmuvm-lab-vmx --with "$O/pmuvm" --with "$O/guests" \
 		--with "$O/tests/system-tests" -- \
 		env PMUVM_TESTS_SUITES="$VMX_SUITES" PMUVM_REPORT_DIR= "$O/tests/system-tests"
-	count_log "$log" "$what" "$run_st" tests/lab/known-failures-vmx
 }
 
-# The labs PMUVM_LABS names, the SVM lab first. The sanitizer build
-# (make check SANITIZE=1) runs the SVM lab only, unless PMUVM_LABS says
-# otherwise: under Bochs the same VMX share would take several times as
-# long, and what it checks there does not depend on the build.
+# Suites and failures are counted as the SVM lab's, against
+# tests/lab/known-failures-vmx.
+vmx_lab_count() {
+	count_log "$vmx_log" "$vmx_what" "$run_st" tests/lab/known-failures-vmx
+}
+
+# The labs PMUVM_LABS names. With both, the VMX lab runs beside the SVM
+# lab's Linux guests (Bochs is one thread, and those tests count, they do
+# not time), its results printed when both have ended; the SVM lab's first
+# part, with its timing checks, runs alone. The sanitizer build (make
+# check SANITIZE=1) runs the SVM lab only, unless PMUVM_LABS says
+# otherwise: what the VMX share checks does not depend on the build.
 system_labs() {
 	labs="svm vmx"
 	[ "${SANITIZE:-0}" = 0 ] || labs=svm
+	svm=0 vmx=0
 	for lab in ${PMUVM_LABS:-$labs}; do
 		case "$lab" in
-		svm) system_labs_svm ;;
-		vmx) system_lab_vmx ;;
+		svm) svm=1 ;;
+		vmx) vmx=1 ;;
 		*) echo "pmuvm: PMUVM_LABS: no lab '$lab' (svm, vmx)"
 			fail=$((fail + 1)); failed_names="$failed_names
    PMUVM_LABS=$lab" ;;
 		esac
 	done
+	if [ "$svm" = 1 ] && [ "$vmx" = 1 ]; then
+		svm_lab_main
+		echo "== $vmx_what: started beside the next, its lines in $vmx_log as they end"
+		(vmx_lab_run >/dev/null) &
+		vmx_pid=$!
+		svm_lab_linux
+		wait "$vmx_pid"
+		echo "== $vmx_what"
+		cat "$vmx_log"
+		run_st=$(cat "$vmx_log.status" 2>/dev/null || echo 1)
+		vmx_lab_count
+	elif [ "$svm" = 1 ]; then
+		svm_lab_main
+		svm_lab_linux
+	elif [ "$vmx" = 1 ]; then
+		echo "== $vmx_what"
+		vmx_lab_run
+		vmx_lab_count
+	fi
 }
 
 if [ "$MODE" = --lab ]; then

@@ -92,6 +92,16 @@ static bool count_loop(const struct rt_pmc_info *pmu)
 	return many.insns || many.cycles;
 }
 
+/* Set bits of v: the fixed counters there are (version 5's may have holes). */
+static unsigned int bit_count(uint32_t v)
+{
+	unsigned int n = 0;
+
+	for (; v; v &= v - 1)
+		n++;
+	return n;
+}
+
 int main(void)
 {
 	struct rt_pmc_info pmu;
@@ -106,7 +116,8 @@ int main(void)
 	show[pmu.vendor]();
 	printf("demo: pmu version %u, %u gp counters x %u bits, "
 	       "%u fixed counters x %u bits\n",
-	       pmu.version, pmu.nr_gp, pmu.gp_width, pmu.nr_fixed, pmu.fixed_width);
+	       pmu.version, pmu.nr_gp, pmu.gp_width, bit_count(pmu.fixed_counters),
+	       pmu.fixed_width);
 	if (!count_loop(&pmu)) {
 		puts("demo: the PMU counted nothing");
 		return 1;

@@ -12,6 +12,9 @@
 
 struct ntpmu_state ntpmu;
 
+/* The fixed counters ntpmu serves: 0-15. */
+#define NTPMU_FIXED_SERVED	0xffffu
+
 static uint64_t width_mask(unsigned int bits)
 {
 	return bits >= 64 ? ~0ULL : (1ULL << bits) - 1;
@@ -71,19 +74,22 @@ void ntpmu_init(const struct ntpmu_platform_ops *ops, void *ctx)
 		ntpmu.nr_gp = 32;
 	ntpmu.gp_width = CPUID_0A_EAX_GP_WIDTH(r[0]);
 	ntpmu.gp_mask = width_mask(ntpmu.gp_width);
-	/* Fixed counters are enumerated from version 2 (SDM 18.2.2). */
+	/*
+	 * Fixed counters are enumerated from version 2 (SDM 18.2.2), from
+	 * version 5 with holes: only those in fixed_counters are in
+	 * `present`, which every use of a counter index checks
+	 * (ntpmu_counter_bit()).  Counters 16 and up are not served.
+	 */
+	ntpmu.fixed_counters = cpuid_0a_fixed_counters(r[0], r[2], r[3]) & NTPMU_FIXED_SERVED;
+	ntpmu.nr_fixed = cpuid_0a_fixed_span(ntpmu.fixed_counters);
 	if (ntpmu.version >= 2) {
-		ntpmu.nr_fixed = CPUID_0A_EDX_NR_FIXED(r[3]);
-		if (ntpmu.nr_fixed > 16)
-			ntpmu.nr_fixed = 16;
 		ntpmu.fixed_width = CPUID_0A_EDX_FIXED_WIDTH(r[3]);
 		ntpmu.fixed_mask = width_mask(ntpmu.fixed_width);
 	}
 present:
 	for (i = 0; i < ntpmu.nr_gp; i++)
 		ntpmu.present |= 1ULL << i;
-	for (i = 0; i < ntpmu.nr_fixed; i++)
-		ntpmu.present |= 1ULL << (NTPMU_FIXED_BIT + i);
+	ntpmu.present |= (uint64_t)ntpmu.fixed_counters << NTPMU_FIXED_BIT;
 }
 
 void ntpmu_exit(void)
@@ -103,6 +109,7 @@ void ntpmu_pmu_info(struct ntpmu_pmu_info *info)
 	info->version = ntpmu.version;
 	info->nr_gp = ntpmu.nr_gp;
 	info->nr_fixed = ntpmu.nr_fixed;
+	info->fixed_counters = ntpmu.fixed_counters;
 	info->gp_width = ntpmu.gp_width;
 	info->fixed_width = ntpmu.fixed_width;
 }

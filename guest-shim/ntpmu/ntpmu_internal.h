@@ -66,8 +66,10 @@ struct ntpmu_state {
 	void *ctx;
 
 	bool amd;			/* AMD's core counters (ntpmu_msr.c), else Intel's */
+	/* nr_fixed: one past the highest of fixed_counters (bit i: fixed counter i exists). */
 	unsigned int version, nr_gp, nr_fixed, gp_width, fixed_width;
-	uint64_t gp_mask, fixed_mask;
+	uint32_t fixed_counters;
+	uint64_t gp_mask, fixed_mask;	/* counter widths */
 	uint64_t present;		/* global-status bits of existing counters */
 	unsigned int nr_cpus;
 	uint64_t all_cpus;

@@ -66,11 +66,11 @@ static void probe_intel(void)
 	if (pmc.nr_gp > INTEL_MAX_GP)
 		pmc.nr_gp = INTEL_MAX_GP;
 	pmc.gp_width = CPUID_0A_EAX_GP_WIDTH(r.eax);
-	/* Fixed counters are enumerated from version 2 (SDM 18.2.2). */
-	if (pmc.version >= 2) {
-		pmc.nr_fixed = CPUID_0A_EDX_NR_FIXED(r.edx);
+	/* Fixed counters are enumerated from version 2 (SDM 18.2.2), with holes from 5. */
+	pmc.fixed_counters = cpuid_0a_fixed_counters(r.eax, r.ecx, r.edx);
+	pmc.nr_fixed = cpuid_0a_fixed_span(pmc.fixed_counters);
+	if (pmc.version >= 2)
 		pmc.fixed_width = CPUID_0A_EDX_FIXED_WIDTH(r.edx);
-	}
 	pmc.global_ctrl = pmc.version >= 2;
 	layout = (struct pmc_layout){ MSR_IA32_PERFEVTSEL0, MSR_IA32_PMC0, 1,
 				      pmc.global_ctrl ? MSR_IA32_PERF_GLOBAL_CTRL : 0, { 0 } };
@@ -153,6 +153,7 @@ int rt_pmc_probe(struct rt_pmc_info *info)
 	if (pmc.vendor == RT_PMC_NONE) {
 		memset(&layout, 0, sizeof(layout));
 		pmc.version = pmc.nr_gp = pmc.gp_width = pmc.nr_fixed = pmc.fixed_width = 0;
+		pmc.fixed_counters = 0;
 		pmc.amd_core_ext = pmc.global_ctrl = false;
 	}
 	if (info)

@@ -113,7 +113,7 @@ int main(void)
 	mbi_arg_u64("reps", &reps);
 	mbi_arg_u64("raw", &raw);
 	mbi_arg_u64("user", &user);
-	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1);
+	GUEST_ASSERT(cfg.version >= 2 && pmu_fixed_exists(&cfg, 0));
 	wrmsr(MSR_IA32_FIXED_CTR_CTRL, user ? FIXED_CTRL_USR(0) : FIXED_CTRL_OS(0));
 
 	for (uint64_t r = 0; r < reps; r++) {

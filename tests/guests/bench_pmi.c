@@ -86,7 +86,7 @@ int main(void)
 	uint64_t tsc_khz = 0;
 
 	cfg = pmu_cfg_read();
-	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 2);
+	GUEST_ASSERT(cfg.version >= 2 && pmu_fixed_exists(&cfg, 1));
 	GUEST_ASSERT(mbi_arg_u64("tsc_khz", &tsc_khz) && tsc_khz > 0);
 	rt_set_irq_handler(PMI_VECTOR, pmi);
 	apic_write_lvtpc(PMI_VECTOR);

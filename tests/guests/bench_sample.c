@@ -97,7 +97,7 @@ int main(void)
 	int ncpu;
 
 	cfg = pmu_cfg_read();
-	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 2);
+	GUEST_ASSERT(cfg.version >= 2 && pmu_fixed_exists(&cfg, 1));
 	GUEST_ASSERT(mbi_arg_u64("tsc_khz", &tsc_khz) && tsc_khz > 0);
 	mbi_arg_u64("iters", &iters);
 	mbi_arg_u64("reps", &reps);

@@ -248,7 +248,7 @@ int main(void)
 	printf("compare: expect.instructions %u\n", LOOP_ITERATIONS * LOOP_INSNS_PER_ITER);
 	printf("compare: expect.branches %u\n", LOOP_ITERATIONS * LOOP_BRANCHES_PER_ITER);
 	/* As a driver would, trust CPUID: without these counters, do not touch them. */
-	usable = cfg.version >= 2 && cfg.nr_gp >= NR_GP_USED && (amd || cfg.nr_fixed >= 1);
+	usable = cfg.version >= 2 && cfg.nr_gp >= NR_GP_USED && (amd || pmu_fixed_exists(&cfg, 0));
 	if (usable) {
 		count("kernel", run_kernel);
 		count("user", run_user);

@@ -408,7 +408,7 @@ int main(void)
 	struct counts c, ud, in, t, hlt;
 
 	cfg = pmu_cfg_read();
-	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1 && cfg.nr_gp >= 1 + NR_BR);
+	GUEST_ASSERT(cfg.version >= 2 && pmu_fixed_exists(&cfg, 0) && cfg.nr_gp >= 1 + NR_BR);
 	for (int i = 0; i < NR_BR; i++)
 		br_event[i] = pmu_model_event(br_class[i]);
 	for (unsigned int i = 0; i < sizeof(expects) / sizeof(expects[0]); i++) {

@@ -331,7 +331,7 @@ int main(void)
 	uint64_t seed = 1, br[NR_BR], insns;
 	void (*fn)(uint8_t *) = (void (*)(uint8_t *))(uintptr_t)gen;
 
-	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1 && cfg.nr_gp >= NR_BR);
+	GUEST_ASSERT(cfg.version >= 2 && pmu_fixed_exists(&cfg, 0) && cfg.nr_gp >= NR_BR);
 	for (int i = 0; i < NR_BR; i++)
 		br_event[i] = pmu_model_event(br_class[i]);
 	mbi_arg_u64("seed", &seed);

@@ -109,7 +109,7 @@ static void intel(void)
 	};
 	struct pmu_cfg cfg = pmu_cfg_read();
 
-	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 3 && cfg.nr_gp >= 1);
+	GUEST_ASSERT(cfg.version >= 2 && pmu_fixed_first(&cfg, 3) && cfg.nr_gp >= 1);
 	fixed0_alone(0);
 	fixed0_alone(SPIN_N);
 	for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

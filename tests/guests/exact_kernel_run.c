@@ -219,7 +219,7 @@ int main(void)
 	struct counts nop, sc, spin;
 	uint64_t want_insns, want_br;
 
-	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1 && cfg.nr_gp >= 1);
+	GUEST_ASSERT(cfg.version >= 2 && pmu_fixed_exists(&cfg, 0) && cfg.nr_gp >= 1);
 	rt_set_irq_handler(IRQ_VECTOR, irq_handler);
 	syscall_setup(syscall_entry);
 

@@ -25,7 +25,7 @@ int main(void)
 {
 	struct pmu_cfg cfg = pmu_cfg_read();
 
-	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1 && cfg.nr_gp >= 2);
+	GUEST_ASSERT(cfg.version >= 2 && pmu_fixed_exists(&cfg, 0) && cfg.nr_gp >= 2);
 	GUEST_VALUE("cpuid_0a_ebx", cpuid(CPUID_LEAF_PMU).ebx);
 	wrmsr(MSR_IA32_PERF_GLOBAL_CTRL, 0);
 	wrmsr(MSR_IA32_FIXED_CTR0, 0);

@@ -178,7 +178,7 @@ static void sampling_run(void)
 int main(void)
 {
 	cfg = pmu_cfg_read();
-	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 3 && cfg.nr_gp >= 1);
+	GUEST_ASSERT(cfg.version >= 2 && pmu_fixed_first(&cfg, 3) && cfg.nr_gp >= 1);
 	rt_set_irq_handler(PMI_VECTOR, pmi);
 	apic_write_lvtpc(PMI_VECTOR);
 	zero_skid_instructions();

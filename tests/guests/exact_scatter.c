@@ -51,7 +51,7 @@ int main(void)
 	uint64_t (*fn)(void) = (uint64_t (*)(void))(uintptr_t)SCATTER_LA;
 	uint64_t rax, insns, gap = 0, late = 0, sparse = 0, step, *last_pte, pte;
 
-	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1);
+	GUEST_ASSERT(cfg.version >= 2 && pmu_fixed_exists(&cfg, 0));
 	GUEST_ASSERT(!(pml4[1] & 1));
 	mbi_arg_u64("gap", &gap);
 	mbi_arg_u64("late", &late);

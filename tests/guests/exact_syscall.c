@@ -31,7 +31,7 @@ int main(void)
 	struct pmu_cfg cfg = pmu_cfg_read();
 	uint64_t usr, os, sc_usr, sc_os;
 
-	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1);
+	GUEST_ASSERT(cfg.version >= 2 && pmu_fixed_exists(&cfg, 0));
 	syscall_setup(syscall_entry);
 	pmu_count_user_run(user_nop, &usr, &os);	/* the first run sets user mode up */
 	pmu_count_user_run(user_nop, &usr, &os);

@@ -27,7 +27,7 @@ int main(void)
 	struct pmu_cfg cfg = pmu_cfg_read();
 	uint64_t usr, os;
 
-	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_fixed >= 1);
+	GUEST_ASSERT(cfg.version >= 2 && pmu_fixed_exists(&cfg, 0));
 	pmu_count_user_run(user_loop, &usr, &os);
 	printf("exact_user: usr=%llu os=%llu user_insns=%u\n", (unsigned long long)usr,
 	       (unsigned long long)os, USER_INSNS);

@@ -57,7 +57,7 @@ static void check_width(uint32_t msr, uint64_t v)
 	if ((msr >= 0xc1 && msr < 0xc1 + cfg.nr_gp) ||
 	    (msr >= 0x4c1 && msr < 0x4c1 + cfg.nr_gp))
 		mask = width_mask(cfg.gp_width);
-	else if (msr >= 0x309 && msr < 0x309 + cfg.nr_fixed)
+	else if (msr >= 0x309 && pmu_fixed_exists(&cfg, msr - 0x309))
 		mask = width_mask(cfg.fixed_width);
 	if (v & ~mask)
 		GUEST_FAIL("msr 0x%x reads 0x%llx, wider than its counter", msr,
@@ -127,7 +127,7 @@ static void ds_area(void)
 }
 
 static volatile unsigned int nr_pmis;
-static bool have_fc1;		/* fixed counter 1 exists (v2+, 2+ fixed counters) */
+static bool have_fc1;		/* fixed counter 1 exists (v2+, CPUID.0AH:EDX or ECX) */
 static uint32_t lvtpc_entry = PMI_VECTOR;	/* what the handler unmasks to */
 
 static void rearm(void)
@@ -223,7 +223,7 @@ static void pmi_flood(bool nmi)
 		printf("hostile: no PMU, no PMI flood\n");
 		return;
 	}
-	have_fc1 = cfg.version >= 2 && cfg.nr_fixed >= 2;
+	have_fc1 = pmu_fixed_exists(&cfg, 1);
 	pmu_quiesce();
 	nr_pmis = 0;
 	lvtpc_entry = (nmi ? APIC_LVT_DM_NMI : APIC_LVT_DM_FIXED) | PMI_VECTOR;

@@ -11,7 +11,13 @@
 #define PMI_VECTOR	0xe0
 
 struct pmu_cfg {
+	/*
+	 * fixed_counters: bit i, fixed counter i exists (from version 5 with
+	 * holes, cpuid_0a_fixed_counters()); nr_fixed is one past the highest,
+	 * so a loop to it tests pmu_fixed_exists() before it touches one.
+	 */
 	unsigned int version, nr_gp, gp_width, nr_fixed, fixed_width;
+	uint32_t fixed_counters;
 	bool pdcm, fw_write;
 	uint64_t perf_cap;
 };
@@ -27,12 +33,26 @@ static inline struct pmu_cfg pmu_cfg_read(void)
 	c.version = CPUID_0A_EAX_VERSION(r.eax);
 	c.nr_gp = CPUID_0A_EAX_NR_GP(r.eax);
 	c.gp_width = CPUID_0A_EAX_GP_WIDTH(r.eax);
-	c.nr_fixed = CPUID_0A_EDX_NR_FIXED(r.edx);
+	c.fixed_counters = cpuid_0a_fixed_counters(r.eax, r.ecx, r.edx);
+	c.nr_fixed = cpuid_0a_fixed_span(c.fixed_counters);
 	c.fixed_width = CPUID_0A_EDX_FIXED_WIDTH(r.edx);
 	c.pdcm = cpuid(1).ecx & CPUID_1_ECX_PDCM;
 	if (c.pdcm && !rdmsr_safe(MSR_IA32_PERF_CAPABILITIES, &c.perf_cap))
 		c.fw_write = c.perf_cap & PERF_CAP_FW_WRITE;
 	return c;
+}
+
+static inline bool pmu_fixed_exists(const struct pmu_cfg *c, unsigned int i)
+{
+	return i < 32 && (c->fixed_counters >> i & 1);
+}
+
+/* Fixed counters 0 to n - 1 all exist (n <= 32). */
+static inline bool pmu_fixed_first(const struct pmu_cfg *c, unsigned int n)
+{
+	uint32_t want = n >= 32 ? ~0u : (1u << n) - 1;
+
+	return (c->fixed_counters & want) == want;
 }
 
 /*
@@ -146,7 +166,8 @@ static inline bool wait_flag(volatile int *flag, uint64_t ticks)
 
 /*
  * "pmu_final: cpu=N gp=V0,V1,... fixed=F0,..." with this CPU's counters, for
- * system tests to compare with pmuvm's --report.  Stop the counters first.
+ * system tests to compare with pmuvm's --report (up to the highest fixed
+ * counter; a hole prints 0, as the report has it).  Stop the counters first.
  */
 static inline void pmu_print_final(const struct pmu_cfg *c)
 {
@@ -156,7 +177,8 @@ static inline void pmu_print_final(const struct pmu_cfg *c)
 	printf(" fixed=");
 	for (unsigned int i = 0; i < c->nr_fixed; i++)
 		printf("%s%llu", i ? "," : "",
-		       (unsigned long long)rdmsr(MSR_IA32_FIXED_CTR0 + i));
+		       pmu_fixed_exists(c, i) ?
+		       (unsigned long long)rdmsr(MSR_IA32_FIXED_CTR0 + i) : 0ull);
 	printf("\n");
 }
 

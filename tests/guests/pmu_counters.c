@@ -21,7 +21,10 @@
  * sources produce and its --event-filter allows, which only the system
  * test knows; fixed_counting=MASK the fixed counters that count (default:
  * those whose event is in counting), as KVM's pmu_event_filter_test checks.  Prints "pmu_counters: version=V gp=N fixed=N ecx=M evlen=L
- * ebx=M" so the system test can check the guest saw what it asked for.
+ * ebx=M" (fixed: EDX[4:0]) so the system test can check the guest saw what
+ * it asked for, and "pmu_counters: fixed_counters=M nr_fixed=N rt_pmc
+ * fixed_counters=M nr_fixed=N": the fixed counters the test guests'
+ * discovery (pmu_common.h) and the runtime's (rt_pmc_probe()) found.
  */
 #include "pmu_common.h"
 
@@ -225,17 +228,20 @@ static void check_fixed_counters(void)
 int main(void)
 {
 	struct cpuid_regs r = { 0 };
+	struct rt_pmc_info pmc;
 	uint64_t arg;
 
 	cfg = pmu_cfg_read();
 	if (cpuid(0).eax >= CPUID_LEAF_PMU)
 		r = cpuid(CPUID_LEAF_PMU);
-	if (cfg.version >= 2)
-		fixed_present = (uint32_t)width_mask(cfg.nr_fixed);
-	if (cfg.version >= 5)
-		fixed_present |= r.ecx;
+	fixed_present = cfg.fixed_counters;
 	printf("pmu_counters: version=%u gp=%u fixed=%u ecx=0x%x evlen=%u ebx=0x%x\n",
-	       cfg.version, cfg.nr_gp, cfg.nr_fixed, r.ecx, CPUID_0A_EAX_EVLEN(r.eax), r.ebx);
+	       cfg.version, cfg.nr_gp, CPUID_0A_EDX_NR_FIXED(r.edx), r.ecx,
+	       CPUID_0A_EAX_EVLEN(r.eax), r.ebx);
+	rt_pmc_probe(&pmc);
+	printf("pmu_counters: fixed_counters=0x%x nr_fixed=%u rt_pmc fixed_counters=0x%x "
+	       "nr_fixed=%u\n", cfg.fixed_counters, cfg.nr_fixed, pmc.fixed_counters,
+	       pmc.nr_fixed);
 	GUEST_ASSERT(mbi_arg_u64("counting", &arg));
 	counting = (uint32_t)arg;
 	for (unsigned int i = 0; i < MAX_FIXED; i++)

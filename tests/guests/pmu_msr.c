@@ -93,7 +93,7 @@ static bool v4(void)
 
 static uint64_t counter_bits(void)
 {
-	return width_mask(cfg.nr_gp) | width_mask(cfg.nr_fixed) << PMC_IDX_FIXED;
+	return width_mask(cfg.nr_gp) | (uint64_t)cfg.fixed_counters << PMC_IDX_FIXED;
 }
 
 static uint64_t misc_enable_reset(void)
@@ -113,7 +113,8 @@ static void check_reset(void)
 			RD_EQ(MSR_IA32_A_PMC0 + x, 0);
 	}
 	for (unsigned int i = 0; i < cfg.nr_fixed; i++)
-		RD_EQ(MSR_IA32_FIXED_CTR0 + i, 0);
+		if (pmu_fixed_exists(&cfg, i))
+			RD_EQ(MSR_IA32_FIXED_CTR0 + i, 0);
 	if (cfg.pdcm)
 		RD_EQ(MSR_IA32_PERF_CAPABILITIES, cfg.fw_write ? PERF_CAP_FW_WRITE : 0);
 	if (v2()) {
@@ -150,7 +151,7 @@ static void check_existence(void)
 		check_absent(MSR_IA32_A_PMC0 + x, x < cfg.nr_gp && cfg.fw_write);
 	}
 	for (unsigned int i = 0; i < 4; i++)
-		check_absent(MSR_IA32_FIXED_CTR0 + i, i < cfg.nr_fixed);
+		check_absent(MSR_IA32_FIXED_CTR0 + i, pmu_fixed_exists(&cfg, i));
 	check_absent(MSR_IA32_PERF_CAPABILITIES, cfg.pdcm);
 	check_absent(MSR_IA32_FIXED_CTR_CTRL, v2());
 	check_absent(MSR_IA32_PERF_GLOBAL_STATUS, v2());
@@ -210,6 +211,8 @@ static void check_fixed_counters(void)
 	for (unsigned int i = 0; i < cfg.nr_fixed; i++) {
 		uint32_t msr = MSR_IA32_FIXED_CTR0 + i;
 
+		if (!pmu_fixed_exists(&cfg, i))
+			continue;
 		WR_RD(msr, ~0ull, mask);
 		WR_RD(msr, 0x80000000u, 0x80000000u);
 		WR_RD(msr, 0xfedcba9876543210ull, 0xfedcba9876543210ull & mask);
@@ -253,7 +256,8 @@ static void check_fixed_ctr_ctrl(void)
 		return;
 	/* EN_OS, EN_USR, PMI per counter; ANY (4i+2) reserved (docs/intel-pmu.md 2.3, 6). */
 	for (unsigned int i = 0; i < cfg.nr_fixed; i++)
-		valid |= FIXED_CTRL_OS(i) | FIXED_CTRL_USR(i) | FIXED_CTRL_PMI(i);
+		if (pmu_fixed_exists(&cfg, i))
+			valid |= FIXED_CTRL_OS(i) | FIXED_CTRL_USR(i) | FIXED_CTRL_PMI(i);
 	probe_bits(MSR_IA32_FIXED_CTR_CTRL, valid, ~0ull, 0);
 	test_ok("IA32_FIXED_CTR_CTRL");
 }
@@ -348,6 +352,8 @@ static void check_inuse(void)
 	for (unsigned int i = 0; i < cfg.nr_fixed; i++) {
 		uint32_t ctrl = MSR_IA32_FIXED_CTR_CTRL;
 
+		if (!pmu_fixed_exists(&cfg, i))
+			continue;
 		WR_OK(ctrl, FIXED_CTRL_OS(i));
 		RD_EQ(inuse, GLOBAL_CTRL_FIXED(i));
 		WR_OK(ctrl, FIXED_CTRL_USR(i));
@@ -356,7 +362,7 @@ static void check_inuse(void)
 		RD_EQ(inuse, GLOBAL_INUSE_PMI);
 		WR_OK(ctrl, 0);
 	}
-	if (cfg.nr_gp >= 2 && cfg.nr_fixed >= 2) {
+	if (cfg.nr_gp >= 2 && pmu_fixed_exists(&cfg, 1)) {
 		WR_OK(MSR_IA32_PERFEVTSEL0 + 1, PMU_EVENT_REF_CYCLES);
 		WR_OK(MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_OS(1) | FIXED_CTRL_USR(1));
 		RD_EQ(inuse, BIT_ULL(1) | GLOBAL_CTRL_FIXED(1));

@@ -53,6 +53,22 @@ START_TEST(test_demo_intel)
 }
 END_TEST
 
+/* Version 5's fixed counters 0 and 2 (CPUID.0AH:EDX[4:0] 0, ECX 0x5): two, not three. */
+START_TEST(test_demo_intel_fixed_hole)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--pmu", "intel", "--pmu-version", "5", "--fixed-counters", "0",
+		  "--fixed-counter-mask", "0x5", "--timeout", "60", guest_path("demo"));
+	expect_guest_pass(&r, __func__);
+	expect_line(&r, "demo: pmu version 5, 8 gp counters x 48 bits, "
+			"2 fixed counters x 48 bits");
+	expect_loop_counted(&r);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_demo_amd)
 {
 	struct pmuvm_result r;
@@ -114,6 +130,7 @@ static Suite *demo_suite(void)
 
 	tcase_set_timeout(tc, 180);
 	tcase_add_test(tc, test_demo_intel);
+	tcase_add_test(tc, test_demo_intel_fixed_hole);
 	tcase_add_test(tc, test_demo_amd);
 	tcase_add_test(tc, test_demo_amd_legacy);
 	tcase_add_test(tc, test_demo_no_pmu_fails);

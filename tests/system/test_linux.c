@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "exitcode.h"
 #include "expect.h"
@@ -96,8 +97,36 @@ struct linux_boot {
 };
 
 /*
+ * The image scripts/run-tests.sh packed before the lab started, in the
+ * folder PMUVM_LINUX_IMAGES names (linux.cpio, perf.cpio, and `kernel`
+ * holding the kernel's path): packing the perf image over the lab's 9p
+ * root takes minutes a test, on this machine a second. False where there
+ * is none.
+ */
+static bool linux_image_packed(bool perf, char *initrd, size_t initrd_len, char *kernel,
+			       size_t kernel_len)
+{
+	const char *dir = getenv("PMUVM_LINUX_IMAGES");
+	char path[512];
+	FILE *f;
+	bool ok;
+
+	if (!dir || !*dir)
+		return false;
+	snprintf(initrd, initrd_len, "%s/%s", dir, perf ? "perf.cpio" : "linux.cpio");
+	snprintf(path, sizeof(path), "%s/kernel", dir);
+	if (access(initrd, R_OK) || !(f = fopen(path, "r")))
+		return false;
+	ok = fgets(kernel, (int)kernel_len, f) != NULL;
+	fclose(f);
+	kernel[strcspn(kernel, "\n")] = '\0';
+	return ok && *kernel && !access(kernel, R_OK);
+}
+
+/*
  * Packs the initramfs (tests/linux/mkinitramfs, with perf when `perf`)
- * into `initrd` and puts the kernel to boot it with in `kernel`. False
+ * into `initrd`, or takes the one packed before (linux_image_packed()),
+ * and puts the kernel to boot it with in `kernel`. False
  * (after test_skip()) if a Linux boot is not tried here or the image
  * cannot be built here.
  */
@@ -111,6 +140,8 @@ static bool linux_image(struct pmuvm_result *r, bool perf, char *initrd, size_t 
 		test_skip("Linux boot: %s", unsuitable);
 		return false;
 	}
+	if (linux_image_packed(perf, initrd, initrd_len, kernel, kernel_len))
+		return true;
 	snprintf(initrd, initrd_len, "%s", tmp_path(perf ? "perf.cpio" : "linux.cpio"));
 	/* Packing the perf image (40 MB, over the lab's 9p root) took over 120 s on a loaded lab. */
 	cmd_run(r, NULL, 600,

@@ -52,8 +52,10 @@ static void fake_cpuid(void *ctx, uint32_t leaf, uint32_t subleaf, uint32_t r[4]
 		memcpy(r, f->leaf15, sizeof(f->leaf15));
 	else if (leaf == 0x16)
 		r[0] = f->leaf16;
-	else if (leaf == 0xa)
+	else if (leaf == 0xa) {
 		vpmu_cpuid_0a(&f->pmu[f->cur].cfg, &r[0], &r[1], &r[2], &r[3]);
+		r[2] ^= f->leaf0a_ecx_xor;
+	}
 }
 
 static unsigned int fake_nr_cpus(void *ctx)
@@ -207,22 +209,41 @@ void fake_init(struct fake_platform *f, unsigned int version, unsigned int nr_cp
 	fake_init_pebs(f, version, nr_cpus, 0);
 }
 
+/* A vPMU of cfg on each of nr_cpus, then ntpmu_init(). */
+static void fake_init_cfg(struct fake_platform *f, struct vpmu_config *cfg, unsigned int nr_cpus,
+			  uint32_t ecx_xor)
+{
+	unsigned int c;
+
+	ck_assert_uint_le(nr_cpus, FAKE_MAX_CPUS);
+	*f = (struct fake_platform){ .nr_cpus = nr_cpus, .leaf0a_ecx_xor = ecx_xor };
+	ck_assert_int_eq(vpmu_config_validate(cfg), 0);
+	for (c = 0; c < nr_cpus; c++)
+		vpmu_init(&f->pmu[c], cfg);
+	ntpmu_init(&fake_ops, f);
+}
+
 void fake_init_pebs(struct fake_platform *f, unsigned int version, unsigned int nr_cpus,
 		    unsigned int pebs_format)
 {
 	struct vpmu_config cfg;
-	unsigned int c;
 
-	ck_assert_uint_le(nr_cpus, FAKE_MAX_CPUS);
-	*f = (struct fake_platform){ .nr_cpus = nr_cpus };
 	vpmu_config_default(&cfg, version);
 	cfg.pebs = pebs_format != 0;
 	cfg.pebs_format = pebs_format;
 	cfg.pebs_baseline = pebs_format >= 4;
-	ck_assert_int_eq(vpmu_config_validate(&cfg), 0);
-	for (c = 0; c < nr_cpus; c++)
-		vpmu_init(&f->pmu[c], &cfg);
-	ntpmu_init(&fake_ops, f);
+	fake_init_cfg(f, &cfg, nr_cpus, 0);
+}
+
+void fake_init_fixed(struct fake_platform *f, unsigned int version, unsigned int nr_cpus,
+		     unsigned int nr_fixed, uint32_t fixed_bitmap, uint32_t ecx_xor)
+{
+	struct vpmu_config cfg;
+
+	vpmu_config_default(&cfg, version);
+	cfg.nr_fixed = nr_fixed;
+	cfg.fixed_bitmap = fixed_bitmap;
+	fake_init_cfg(f, &cfg, nr_cpus, ecx_xor);
 }
 
 void fake_exit(struct fake_platform *f)

@@ -42,6 +42,7 @@ struct fake_platform {
 	uint32_t max_leaf;
 	uint32_t leaf15[3];
 	uint32_t leaf16;
+	uint32_t leaf0a_ecx_xor;		/* CPUID.0AH:ECX bits flipped from the vPMU's */
 	uint64_t tsc_hz;			/* the tsc_hz op's answer */
 	uint64_t pmi_ip;			/* the PMI's interrupted IP */
 
@@ -63,6 +64,14 @@ void fake_init(struct fake_platform *f, unsigned int version, unsigned int nr_cp
 /* The same with PEBS of that record format (0: none, 3-5; 4-5 adaptive). */
 void fake_init_pebs(struct fake_platform *f, unsigned int version, unsigned int nr_cpus,
 		    unsigned int pebs_format);
+/*
+ * The same with version's default config but these fixed counters:
+ * CPUID.0AH:EDX[4:0] = nr_fixed, version 5's ECX bitmap = fixed_bitmap
+ * (the vPMU names the first nr_fixed there too); then ecx_xor flips ECX
+ * bits, for a part whose ECX leaves those out or has reserved bits set.
+ */
+void fake_init_fixed(struct fake_platform *f, unsigned int version, unsigned int nr_cpus,
+		     unsigned int nr_fixed, uint32_t fixed_bitmap, uint32_t ecx_xor);
 /* ntpmu_exit(), then fail the test if an allocation leaked. */
 void fake_exit(struct fake_platform *f);
 

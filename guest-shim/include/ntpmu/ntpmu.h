@@ -15,6 +15,8 @@
 #ifndef NTPMU_NTPMU_H
 #define NTPMU_NTPMU_H
 
+#include <stdint.h>
+
 /*
  * Bind ntpmu to the runtime: its MSRs, allocator, lock and threads, the
  * PMI on a fixed vector of every online CPU, and the scheduler's switch
@@ -27,7 +29,14 @@ void ntpmu_rt_init(void);
 /* What ntpmu found at initialisation (CPUID 0AH). */
 struct ntpmu_pmu_info {
 	unsigned int version;		/* 0: no architectural PMU */
-	unsigned int nr_gp, nr_fixed;
+	unsigned int nr_gp;
+	/*
+	 * Bit i: fixed counter i exists (CPUID.0AH:EDX[4:0], and from
+	 * version 5 ECX, which may leave holes); nr_fixed is one past the
+	 * highest.  ntpmu refuses the indices of the others.
+	 */
+	unsigned int nr_fixed;
+	uint32_t fixed_counters;
 	unsigned int gp_width, fixed_width;
 };
 void ntpmu_pmu_info(struct ntpmu_pmu_info *info);

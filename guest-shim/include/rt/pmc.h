@@ -43,7 +43,14 @@ struct rt_pmc_info {
 	 */
 	unsigned int version;
 	unsigned int nr_gp, gp_width;		/* the counters rt_pmc_start() takes */
-	unsigned int nr_fixed, fixed_width;	/* Intel's fixed counters (not used here) */
+	/*
+	 * Intel's fixed counters (not used here): fixed_counters has bit i
+	 * for each fixed counter i that exists, from CPUID.0AH:EDX[4:0] and,
+	 * from version 5, ECX (which may leave holes); nr_fixed is one past
+	 * the highest, so a loop to it must test the bit first.
+	 */
+	uint32_t fixed_counters;
+	unsigned int nr_fixed, fixed_width;
 	bool amd_core_ext;			/* AMD: the six core counters (PerfCtrExtCore) */
 	bool global_ctrl;			/* counters are also enabled globally */
 	char cpu_vendor[13];			/* CPUID 0's string */
