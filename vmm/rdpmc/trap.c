@@ -8,14 +8,16 @@
  * (0F 33 into 0F 32, mem/patch.c) before the guest runs, and KVM's MSR
  * filter sends reads of the MSRs an RDPMC's ECX can name to pmuvm: GP
  * counter i is MSR i, fixed counter i MSR 0x40000000 + i, and the same
- * with bit 31 set (fast reads; docs/intel-pmu.md 2.1). At CPL0 such an
- * RDMSR exits here, and the RDPMC is completed from pmuvm's counters as a
+ * with bit 31 set (fast reads; docs/intel-pmu.md 2.1), for this PMU's
+ * counters and for those KVM's own vPMU answers (kvm/probe.c: with no PMU,
+ * version 0, those must all #GP). At CPL0 such an RDMSR exits here, and the RDPMC is completed from pmuvm's counters as a
  * CPU with this PMU would: EDX:EAX, retired for the counting sources, or
  * #GP(0) where that CPU faults (no such counter, a fast read: SDM vol. 2B
  * RDPMC), which KVM raises for a failed read. At CPL3 an RDMSR faults
  * before it could exit: the #GP is completed at the guest's #GP handler
  * (rdpmc/gp.c, which decodes the site as the RDPMC it was), so traps need
- * breakpoints that fire. Why not INT3 (KVM_GUESTDBG_USE_SW_BP): the lab's
+ * breakpoints that fire; with no PMU that #GP is the RDPMC's own, and goes
+ * to the guest. Why not INT3 (KVM_GUESTDBG_USE_SW_BP): the lab's
  * nested SVM never intercepts a nested guest's INT3 (tests/lab/README.md,
  * "What the lab does not model").
  *
@@ -43,13 +45,34 @@
 static const uint8_t rdpmc_bytes[MEM_PATCH_LEN] = { 0x0f, 0x33 };
 static const uint8_t rdmsr_bytes[MEM_PATCH_LEN] = { 0x0f, 0x32 };
 
-/* The MSRs RDPMC's ECX names for this PMU's counters, fast reads included. */
-static unsigned int rdpmc_trap_spans(const struct vpmu_config *cfg, struct kvm_msr_span *s)
+/*
+ * The RDPMC indices from 0 to route, GP and fixed: this PMU's counters,
+ * and the ones KVM answers itself (none more than those with a PMU; with
+ * none, KVM's own: they must #GP).
+ */
+static unsigned int rdpmc_trap_nr_gp(const struct vm *vm)
 {
-	unsigned int n = 0, nfixed = vpmu_fixed_span(cfg);
+	unsigned int kvm = vm->pmu->caps.rdpmc_kvm_gp;
 
-	s[n++] = (struct kvm_msr_span){ 0, cfg->nr_gp - 1, true };
-	s[n++] = (struct kvm_msr_span){ RDPMC_ECX_FAST, RDPMC_ECX_FAST + cfg->nr_gp - 1, true };
+	return vm->cfg->pmu.nr_gp > kvm ? vm->cfg->pmu.nr_gp : kvm;
+}
+
+static unsigned int rdpmc_trap_nr_fixed(const struct vm *vm)
+{
+	unsigned int own = vpmu_fixed_span(&vm->cfg->pmu), kvm = vm->pmu->caps.rdpmc_kvm_fixed;
+
+	return own > kvm ? own : kvm;
+}
+
+/* The MSRs RDPMC's ECX names for those counters, fast reads included. */
+static unsigned int rdpmc_trap_spans(const struct vm *vm, struct kvm_msr_span *s)
+{
+	unsigned int n = 0, ngp = rdpmc_trap_nr_gp(vm), nfixed = rdpmc_trap_nr_fixed(vm);
+
+	if (ngp) {
+		s[n++] = (struct kvm_msr_span){ 0, ngp - 1, true };
+		s[n++] = (struct kvm_msr_span){ RDPMC_ECX_FAST, RDPMC_ECX_FAST + ngp - 1, true };
+	}
 	/* Up to the highest fixed counter: the model #GPs a hole (version 5). */
 	if (nfixed) {
 		s[n++] = (struct kvm_msr_span){ (uint32_t)RDPMC_FIXED,
@@ -61,13 +84,13 @@ static unsigned int rdpmc_trap_spans(const struct vpmu_config *cfg, struct kvm_m
 	return n;
 }
 
-static bool rdpmc_trap_msr_routed(const struct vpmu_config *cfg, uint32_t msr)
+static bool rdpmc_trap_msr_routed(const struct vm *vm, uint32_t msr)
 {
 	uint32_t idx = msr & ~(RDPMC_ECX_FAST | (uint32_t)RDPMC_FIXED);
 
 	if (msr & (uint32_t)RDPMC_FIXED)
-		return idx < vpmu_fixed_span(cfg);
-	return idx < cfg->nr_gp;
+		return idx < rdpmc_trap_nr_fixed(vm);
+	return idx < rdpmc_trap_nr_gp(vm);
 }
 
 int rdpmc_trap_image(struct vm *vm, const uint64_t *sites, unsigned int n)
@@ -75,9 +98,10 @@ int rdpmc_trap_image(struct vm *vm, const uint64_t *sites, unsigned int n)
 	struct kvm_msr_span spans[4];
 	unsigned int first = vm->mem.nr_patches, i;
 	const uint8_t *b;
+	unsigned int nr_spans = rdpmc_trap_spans(vm, spans);
 	int r = 0;
 
-	if (!vm->cfg->pmu.nr_gp)
+	if (!nr_spans)
 		return -EINVAL;
 	for (i = 0; i < n && !r; i++) {
 		b = guest_mem_ptr(&vm->mem, sites[i], MEM_PATCH_LEN);
@@ -87,7 +111,7 @@ int rdpmc_trap_image(struct vm *vm, const uint64_t *sites, unsigned int n)
 			r = guest_mem_patch(&vm->mem, sites[i], rdmsr_bytes);
 	}
 	if (!r)
-		r = pmu_msr_filter_install(vm, spans, rdpmc_trap_spans(&vm->cfg->pmu, spans));
+		r = pmu_msr_filter_install(vm, spans, nr_spans);
 	if (r) {
 		guest_mem_patch_undo(&vm->mem, first);
 		return r;
@@ -119,7 +143,7 @@ static int rdpmc_trap_msr(struct vcpu *vcpu, uint32_t index, bool is_write, uint
 	uint64_t rip;
 
 	if (is_write || !vcpu->vm->pmu->rdpmc->nr_traps ||
-	    !rdpmc_trap_msr_routed(&vcpu->vm->cfg->pmu, index))
+	    !rdpmc_trap_msr_routed(vcpu->vm, index))
 		return VCPU_MSR_NOT_MINE;
 	/* An RDMSR of the guest's own: what KVM would read, or a #GP. */
 	if (vcpu_state(vcpu, &r, &s) || !rdpmc_trap_at(vcpu, rip = r->rip))
