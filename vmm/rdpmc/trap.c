@@ -10,8 +10,9 @@
  * counter i is MSR i, fixed counter i MSR 0x40000000 + i, and the same
  * with bit 31 set (fast reads; docs/intel-pmu.md 2.1), for this PMU's
  * counters and for those KVM's own vPMU answers (kvm/probe.c: with no PMU,
- * version 0, those must all #GP). At CPL0 such an RDMSR exits here, and the RDPMC is completed from pmuvm's counters as a
- * CPU with this PMU would: EDX:EAX, retired for the counting sources, or
+ * version 0, those must all #GP). At CPL0 such an RDMSR exits here, and
+ * the RDPMC is completed from pmuvm's counters as a CPU with this PMU
+ * would: EDX:EAX, retired for the counting sources, or
  * #GP(0) where that CPU faults (no such counter, a fast read: SDM vol. 2B
  * RDPMC), which KVM raises for a failed read. At CPL3 an RDMSR faults
  * before it could exit: the #GP is completed at the guest's #GP handler
@@ -46,33 +47,39 @@ static const uint8_t rdpmc_bytes[MEM_PATCH_LEN] = { 0x0f, 0x33 };
 static const uint8_t rdmsr_bytes[MEM_PATCH_LEN] = { 0x0f, 0x32 };
 
 /*
- * The RDPMC indices from 0 to route, GP and fixed: this PMU's counters,
- * and the ones KVM answers itself (none more than those with a PMU; with
- * none, KVM's own: they must #GP).
+ * MSRs 0 and 1 are IA32_P5_MC_ADDR and IA32_P5_MC_TYPE, which KVM reads as
+ * 0: an RDPMC of GP 0 or 1 turned into an RDMSR must reach pmuvm even where
+ * this PMU has no such counter, to #GP as the RDPMC would.
  */
-static unsigned int rdpmc_trap_nr_gp(const struct vm *vm)
-{
-	unsigned int kvm = vm->pmu->caps.rdpmc_kvm_gp;
+#define RDPMC_TRAP_MIN_GP	2
 
-	return vm->cfg->pmu.nr_gp > kvm ? vm->cfg->pmu.nr_gp : kvm;
+/*
+ * The RDPMC indices from 0 to route, GP and fixed: this PMU's counters,
+ * the ones KVM answers itself (none more than those with a PMU; with none,
+ * KVM's own: they must #GP), and GP 0 and 1 always.
+ */
+static unsigned int rdpmc_trap_nr_gp(const struct vpmu_config *cfg, unsigned int kvm_gp)
+{
+	unsigned int n = cfg->nr_gp > kvm_gp ? cfg->nr_gp : kvm_gp;
+
+	return n < RDPMC_TRAP_MIN_GP ? RDPMC_TRAP_MIN_GP : n;
 }
 
-static unsigned int rdpmc_trap_nr_fixed(const struct vm *vm)
+static unsigned int rdpmc_trap_nr_fixed(const struct vpmu_config *cfg, unsigned int kvm_fixed)
 {
-	unsigned int own = vpmu_fixed_span(&vm->cfg->pmu), kvm = vm->pmu->caps.rdpmc_kvm_fixed;
+	unsigned int own = vpmu_fixed_span(cfg);
 
-	return own > kvm ? own : kvm;
+	return own > kvm_fixed ? own : kvm_fixed;
 }
 
-/* The MSRs RDPMC's ECX names for those counters, fast reads included. */
-static unsigned int rdpmc_trap_spans(const struct vm *vm, struct kvm_msr_span *s)
+unsigned int rdpmc_trap_spans(const struct vpmu_config *cfg, unsigned int kvm_gp,
+			      unsigned int kvm_fixed, struct kvm_msr_span *s)
 {
-	unsigned int n = 0, ngp = rdpmc_trap_nr_gp(vm), nfixed = rdpmc_trap_nr_fixed(vm);
+	unsigned int n = 0, ngp = rdpmc_trap_nr_gp(cfg, kvm_gp);
+	unsigned int nfixed = rdpmc_trap_nr_fixed(cfg, kvm_fixed);
 
-	if (ngp) {
-		s[n++] = (struct kvm_msr_span){ 0, ngp - 1, true };
-		s[n++] = (struct kvm_msr_span){ RDPMC_ECX_FAST, RDPMC_ECX_FAST + ngp - 1, true };
-	}
+	s[n++] = (struct kvm_msr_span){ 0, ngp - 1, true };
+	s[n++] = (struct kvm_msr_span){ RDPMC_ECX_FAST, RDPMC_ECX_FAST + ngp - 1, true };
 	/* Up to the highest fixed counter: the model #GPs a hole (version 5). */
 	if (nfixed) {
 		s[n++] = (struct kvm_msr_span){ (uint32_t)RDPMC_FIXED,
@@ -86,23 +93,21 @@ static unsigned int rdpmc_trap_spans(const struct vm *vm, struct kvm_msr_span *s
 
 static bool rdpmc_trap_msr_routed(const struct vm *vm, uint32_t msr)
 {
+	const struct pmu_host_caps *caps = &vm->pmu->caps;
 	uint32_t idx = msr & ~(RDPMC_ECX_FAST | (uint32_t)RDPMC_FIXED);
 
 	if (msr & (uint32_t)RDPMC_FIXED)
-		return idx < rdpmc_trap_nr_fixed(vm);
-	return idx < rdpmc_trap_nr_gp(vm);
+		return idx < rdpmc_trap_nr_fixed(&vm->cfg->pmu, caps->rdpmc_kvm_fixed);
+	return idx < rdpmc_trap_nr_gp(&vm->cfg->pmu, caps->rdpmc_kvm_gp);
 }
 
 int rdpmc_trap_image(struct vm *vm, const uint64_t *sites, unsigned int n)
 {
-	struct kvm_msr_span spans[4];
+	struct kvm_msr_span spans[RDPMC_TRAP_MAX_SPANS];
 	unsigned int first = vm->mem.nr_patches, i;
 	const uint8_t *b;
-	unsigned int nr_spans = rdpmc_trap_spans(vm, spans);
 	int r = 0;
 
-	if (!nr_spans)
-		return -EINVAL;
 	for (i = 0; i < n && !r; i++) {
 		b = guest_mem_ptr(&vm->mem, sites[i], MEM_PATCH_LEN);
 		if (!b || memcmp(b, rdpmc_bytes, MEM_PATCH_LEN))
@@ -111,7 +116,9 @@ int rdpmc_trap_image(struct vm *vm, const uint64_t *sites, unsigned int n)
 			r = guest_mem_patch(&vm->mem, sites[i], rdmsr_bytes);
 	}
 	if (!r)
-		r = pmu_msr_filter_install(vm, spans, nr_spans);
+		r = pmu_msr_filter_install(vm, spans,
+					   rdpmc_trap_spans(&vm->cfg->pmu, vm->pmu->caps.rdpmc_kvm_gp,
+							    vm->pmu->caps.rdpmc_kvm_fixed, spans));
 	if (r) {
 		guest_mem_patch_undo(&vm->mem, first);
 		return r;
