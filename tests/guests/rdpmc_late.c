@@ -16,6 +16,8 @@
  *   - at CPL3 it #GPs without CR4.PCE and reads the counter with it;
  *   - an RDMSR of the MSRs an RDPMC's ECX names, elsewhere, is an RDMSR;
  *   - a site the guest writes back to RDPMC is an RDPMC again.
+ * With no PMU (version 0) every RDPMC #GPs, through the same sites, at CPL0
+ * and at CPL3 with CR4.PCE, and RDMSR of those MSRs is still an RDMSR.
  */
 #include "rdpmc_common.h"
 
@@ -53,6 +55,37 @@ static __attribute__((noinline)) uint64_t read_fixed1_counted(void)
 asm(".text\n.globl seq_rdpmc\n.type seq_rdpmc, @function\nseq_rdpmc:\n" SEQ_RDPMC_BODY
     ".size seq_rdpmc, . - seq_rdpmc\n");
 
+/* No PMU: every GP and fixed index, and their fast reads, #GP (SDM vol. 2B RDPMC). */
+static int no_pmu(void)
+{
+	struct user_read u;
+	unsigned int i;
+	uint64_t v;
+
+	for (i = 0; i < 8; i++) {
+		GUEST_ASSERT_EQ(rdpmc_safe(i, &v), VEC_GP);
+		GUEST_ASSERT_EQ(rdpmc_safe(RDPMC_FAST | i, &v), VEC_GP);
+	}
+	for (i = 0; i < 4; i++) {
+		GUEST_ASSERT_EQ(rdpmc_safe((uint32_t)RDPMC_FIXED | i, &v), VEC_GP);
+		GUEST_ASSERT_EQ(rdpmc_safe(RDPMC_FAST | (uint32_t)RDPMC_FIXED | i, &v), VEC_GP);
+	}
+	test_ok("rdpmc without a pmu faults");
+
+	write_cr4(read_cr4() | CR4_PCE);
+	u = (struct user_read){ .ecx = 0 };
+	rt_run_user(user_rdpmc, (uint64_t)&u);
+	GUEST_ASSERT_EQ(u.vector, VEC_GP);
+	write_cr4(read_cr4() & ~CR4_PCE);
+	test_ok("rdpmc without a pmu faults at cpl3");
+
+	GUEST_ASSERT_EQ(rdmsr_safe(0, &v), 0);
+	GUEST_ASSERT_EQ(v, 0);
+	GUEST_ASSERT_EQ(rdmsr_safe(2, &v), VEC_GP);
+	test_ok("rdmsr of the msrs rdpmc names");
+	return 0;
+}
+
 int main(void)
 {
 	struct pmu_cfg cfg = pmu_cfg_read();
@@ -61,6 +94,8 @@ int main(void)
 	uint64_t v, m;
 	unsigned int i;
 
+	if (!cfg.version)
+		return no_pmu();
 	GUEST_ASSERT(cfg.version >= 2 && cfg.nr_gp >= 1 && pmu_fixed_first(&cfg, 2));
 	for (i = 0; i < cfg.nr_gp; i++) {
 		wrmsr(MSR_IA32_PMC0 + i, 0x300 + i);

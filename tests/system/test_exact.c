@@ -552,6 +552,56 @@ START_TEST(test_exact_rdpmc_late)
 END_TEST
 
 /*
+ * The same image with no PMU (--pmu-version 0): every RDPMC #GPs (SDM vol.
+ * 2B RDPMC). Where KVM answers RDPMC, its RDPMCs are traps that raise
+ * #GP(0) at their MSR exits for the indices KVM answers (GP 0 and its fast
+ * read at least: the probe's), and the #GP breakpoint is off; elsewhere
+ * every RDPMC faults in KVM and goes to the guest's handler untouched.
+ */
+START_TEST(test_exact_rdpmc_late_no_pmu)
+{
+	const char *rep = tmp_path("rdpmc_late_no_pmu.json");
+	struct pmuvm_result r;
+	json_object *root;
+	unsigned long long faulted;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--pmu-version", "0", "--pebs", "off", "--report", rep, "--timeout", "120",
+		  guest_path("rdpmc_late"));
+	root = report_load(rep);
+	if (json_u64(root, "debug.host.rdpmc_answered_by_kvm") &&
+	    !json_u64(root, "debug.rdpmc_trap_sites")) {
+		json_object_put(root);
+		pmuvm_result_free(&r);
+		TEST_SKIP("this host's KVM answers RDPMC and pmuvm left the image's RDPMCs as they are (-v says why)");
+	}
+	expect_guest_pass(&r, "rdpmc_late --pmu-version 0");
+	expect_guest_ok(&r, "rdpmc without a pmu faults");
+	expect_guest_ok(&r, "rdpmc without a pmu faults at cpl3");
+	expect_guest_ok(&r, "rdmsr of the msrs rdpmc names");
+	faulted = json_u64(root, "vcpus.0.debug.rdpmc.trap.faulted");
+	if (json_u64(root, "debug.host.rdpmc_answered_by_kvm")) {
+		ck_assert_uint_gt(json_u64(root, "debug.rdpmc_trap_sites"), 3);
+		ck_assert_uint_ge(faulted, 2);
+		/* 8 GP and 4 fixed indices, each also as a fast read, at CPL0. */
+		ck_assert_uint_le(faulted, 24);
+	} else {
+		ck_assert_uint_eq(json_u64(root, "debug.rdpmc_trap_sites"), 0);
+		ck_assert_uint_eq(faulted, 0);
+	}
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.debug.rdpmc.trap.answered"), 0);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.debug.rdpmc.trap.hits"), faulted);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.debug.rdpmc.watch.hits"), 0);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.debug.exact.rdpmc_corrected"), 0);
+	/* No RDPMC completes with no PMU: the #GP breakpoint is off. */
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.debug.rdpmc.emulated"), 0);
+	ck_assert_uint_eq(json_u64(root, "vcpus.0.debug.rdpmc.gp_passed_on"), 0);
+	json_object_put(root);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/*
  * A guest that counts no retirement event is never stepped, but where KVM
  * answers RDPMC itself and breakpoints fire (rdpmc/watch.c): for the
  * windows after its PMU MSR accesses and the watched RDPMCs it reaches.
@@ -953,6 +1003,7 @@ static Suite *exact_suite(void)
 	tcase_add_test(tc, test_exact_kernel_run_iret_found);
 	tcase_add_test(tc, test_exact_costs_nothing_unused);
 	tcase_add_test(tc, test_exact_rdpmc_late);
+	tcase_add_test(tc, test_exact_rdpmc_late_no_pmu);
 	tcase_add_test(tc, test_exact_on_off);
 	suite_add_tcase(s, tc);
 	/* Each in a case of its own, to be run alone (CK_RUN_CASE). */

@@ -7,7 +7,7 @@
  * without full-width writes, fixed counter counts and version 5 bitmaps.
  * Each run checks the guest saw the CPUID.0AH asked for and passed every
  * rule for it; the labs run the cases on which counters exist (host_cases,
- * no_pmu_cases), where a host's KVM answering RDPMC shows.  The same guest then mirrors pmu_event_filter_test: under
+ * no_pmu_case), where a host's KVM answering RDPMC shows.  The same guest then mirrors pmu_event_filter_test: under
  * each --event-filter, exactly the allowed events and fixed counters count.
  */
 #include <stdio.h>
@@ -86,9 +86,14 @@ static const struct counters_case host_cases[] = {
 };
 
 /* No PMU (version 0): every counter MSR and RDPMC #GPs. */
-static const struct counters_case no_pmu_cases[] = {
-	{ 0, DEF, DEF, DEF, DEF, DEF, false },
-};
+static const struct counters_case no_pmu_case = { 0, DEF, DEF, DEF, DEF, DEF, false };
+
+/*
+ * ...as the Intel model's --pmu-version 0, and as --pmu none under an AMD
+ * CPU (the AMD model has no version 0: a guest that sees an AMD CPU
+ * without a PMU has --pmu none).
+ */
+static const char *const no_pmu_vendors[] = { NULL, "amd" };
 
 #define MAX_ARGS 24
 
@@ -193,7 +198,8 @@ static void expect_only_unproduced_warnings(const char *err, const char *what)
 	}
 }
 
-static void run_counters_case(const struct counters_case *c)
+/* `c`, with --pmu none and --cpu-vendor `no_pmu_vendor` unless that is NULL. */
+static void run_counters_case(const struct counters_case *c, const char *no_pmu_vendor)
 {
 	struct run_args a = { .n = 0 };
 	char what[256], line[256];
@@ -201,6 +207,12 @@ static void run_counters_case(const struct counters_case *c)
 	size_t len = 0, i;
 
 	REQUIRE_KVM();
+	if (no_pmu_vendor) {
+		add(&a, "--pmu");
+		add(&a, "none");
+		add(&a, "--cpu-vendor");
+		add(&a, no_pmu_vendor);
+	}
 	add_num(&a, "--pmu-version", "", false, c->version);
 	add_num(&a, "--gp-counters", "", false, c->gp);
 	add_num(&a, "--fixed-counters", "", false, c->fixed);
@@ -242,19 +254,19 @@ static void run_counters_case(const struct counters_case *c)
 
 START_TEST(test_pmu_counters)
 {
-	run_counters_case(&cases[_i]);
+	run_counters_case(&cases[_i], NULL);
 }
 END_TEST
 
 START_TEST(test_pmu_counters_exist)
 {
-	run_counters_case(&host_cases[_i]);
+	run_counters_case(&host_cases[_i], NULL);
 }
 END_TEST
 
 START_TEST(test_pmu_counters_no_pmu)
 {
-	run_counters_case(&no_pmu_cases[_i]);
+	run_counters_case(&no_pmu_case, no_pmu_vendors[_i]);
 }
 END_TEST
 
@@ -306,7 +318,7 @@ static Suite *pmu_counters_suite(void)
 	tcase_add_loop_test(tc, test_pmu_counters_exist, 0,
 			    (int)(sizeof(host_cases) / sizeof(host_cases[0])));
 	tcase_add_loop_test(tc, test_pmu_counters_no_pmu, 0,
-			    (int)(sizeof(no_pmu_cases) / sizeof(no_pmu_cases[0])));
+			    (int)(sizeof(no_pmu_vendors) / sizeof(no_pmu_vendors[0])));
 	suite_add_tcase(s, tc);
 	/*
 	 * What the guest is told (CPUID.0AH) and which events count: the

@@ -84,6 +84,55 @@ START_TEST(test_rdpmc_bad_ecx)
 }
 END_TEST
 
+/* RDPMC of ECX #GPs and leaves *v alone (not ck_assert per ECX: Check marks each one). */
+static void expect_rdpmc_gp(struct vpmu *pmu, uint32_t ecx)
+{
+	uint64_t v;
+	int r = rdpmc(pmu, ecx, &v);
+
+	if (r != VPMU_GP || v != 0xdead)
+		ck_abort_msg("rdpmc %#x: %d, value %#llx; want #GP", ecx, r, (unsigned long long)v);
+}
+
+/*
+ * A CPU without a PMU (version 0): every ECX #GPs, for either vendor (SDM
+ * vol. 2B RDPMC; AMD64 APM vol. 3 RDPMC), even with counters asked for
+ * (validation drops them) and values left in the model's counters; the
+ * 16-bit type and the index are swept whole, the fast bit included.
+ */
+START_TEST(test_rdpmc_no_pmu)
+{
+	struct vpmu_config cfg;
+	struct vpmu pmu;
+	uint32_t hi, lo;
+
+	if (_i)
+		vpmu_config_default_amd(&cfg, 0);
+	else
+		vpmu_config_default(&cfg, 0);
+	cfg.nr_gp = _i ? 6 : 8;
+	cfg.nr_fixed = _i ? 0 : 3;
+	cfg.gp_width = 48;
+	ck_assert_int_eq(vpmu_config_validate(&cfg), 0);
+	ck_assert_uint_eq(cfg.version, 0);
+	ck_assert_uint_eq(cfg.nr_gp, 0);
+	ck_assert_uint_eq(cfg.nr_fixed, 0);
+	vpmu_init(&pmu, &cfg);
+	for (lo = 0; lo < VPMU_MAX_GP; lo++)
+		pmu.gp[lo].value = 0x100 + lo;
+	for (lo = 0; lo < VPMU_MAX_FIXED; lo++)
+		pmu.fixed[lo].value = 0x200 + lo;
+	for (hi = 0; hi <= 0xffff; hi++)
+		for (lo = 0; lo < 10; lo++)
+			expect_rdpmc_gp(&pmu, hi << 16 | lo);
+	for (lo = 0; lo <= 0xffff; lo++) {
+		expect_rdpmc_gp(&pmu, lo);
+		expect_rdpmc_gp(&pmu, (uint32_t)RDPMC_FIXED | lo);
+	}
+	expect_rdpmc_gp(&pmu, 0xffffffff);
+}
+END_TEST
+
 /* Values are masked to the counter width. */
 START_TEST(test_rdpmc_width)
 {
@@ -137,6 +186,7 @@ static Suite *vpmu_rdpmc_suite(void)
 
 	tcase_add_loop_test(tc, test_rdpmc_indexes, 0, 6);
 	tcase_add_loop_test(tc, test_rdpmc_bad_ecx, 0, sizeof(bad_ecx) / sizeof(bad_ecx[0]));
+	tcase_add_loop_test(tc, test_rdpmc_no_pmu, 0, 2);
 	tcase_add_test(tc, test_rdpmc_width);
 	tcase_add_test(tc, test_counters_set_from);
 	suite_add_tcase(s, tc);

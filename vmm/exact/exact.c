@@ -202,13 +202,14 @@ static void exact_pmi_delivered(struct vcpu *vcpu)
  * that find the guest's RDPMCs where KVM answers RDPMC itself and
  * breakpoints fire (rdpmc/watch.c): without them, Linux's perf read
  * KVM's 0 for every counter, cycles included (perf stat -e cycles printed
- * 2^49 and more in the lab).
+ * 2^49 and more in the lab). With no PMU (version 0) too: those steps make
+ * the RDPMCs KVM answers #GP.
  */
 static bool exact_rdpmc_only(const struct vcpu *vcpu)
 {
 	const struct pmu_host_caps *caps = &vcpu->vm->pmu->caps;
 
-	return vcpu->vm->cfg->pmu.version && caps->rdpmc_by_kvm && caps->hw_breakpoints;
+	return caps->rdpmc_by_kvm && caps->hw_breakpoints;
 }
 
 static int exact_vcpu_init(struct vcpu *vcpu)

@@ -656,7 +656,6 @@ static int intel_rdpmc(const struct vpmu *pmu, uint32_t ecx, uint64_t *data)
 {
 	unsigned int idx = ecx & RDPMC_INDEX;
 
-	/* nr_gp and nr_fixed are 0 for version 0, which therefore always #GPs. */
 	switch (ecx >> RDPMC_TYPE_SHIFT) {
 	case RDPMC_TYPE_GP:
 		if (idx >= pmu->cfg.nr_gp)

@@ -70,8 +70,15 @@ int vpmu_rd_gp_ctl(struct vpmu *pmu, unsigned int idx, uint64_t *data)
 	return VPMU_OK;
 }
 
+/*
+ * RDPMC #GPs for an ECX that names no counter (SDM vol. 2B RDPMC; AMD64
+ * APM vol. 3 RDPMC): a CPU without a PMU (version 0) has none, whatever
+ * the vendor, so every ECX #GPs there.
+ */
 int vpmu_rdpmc(struct vpmu *pmu, uint32_t ecx, uint64_t *data)
 {
+	if (!pmu->cfg.version)
+		return VPMU_GP;
 	return pmu->vendor->rdpmc(pmu, ecx, data);
 }
 

@@ -239,7 +239,10 @@ unsigned int vpmu_msr_spans(const struct vpmu_config *cfg, const struct vpmu_msr
  */
 void vpmu_reprogram(struct vpmu *pmu);
 
-/* RDPMC with this ECX; the caller has already applied the CR4.PCE/CPL rule. */
+/*
+ * RDPMC with this ECX; the caller has already applied the CR4.PCE/CPL rule.
+ * VPMU_GP, *data untouched, for every ECX without a PMU (version 0).
+ */
 int vpmu_rdpmc(struct vpmu *pmu, uint32_t ecx, uint64_t *data);
 /*
  * Has a GP counter from index `first_gp` on, or a fixed one from

@@ -83,32 +83,50 @@ static unsigned int pmu_rdpmc_kvm_answers(struct vm *vm, uint32_t type, unsigned
 	return nr;
 }
 
+/*
+ * Does this host's KVM answer a guest's RDPMC, and for which counters
+ * (docs/counting.md, "RDPMC that KVM answers")? With a PMU, of its
+ * counters; with none (version 0), where every RDPMC must #GP (SDM vol. 2B
+ * RDPMC), of as many as any PMU here could have: those are the RDPMCs
+ * pmuvm must make #GP (rdpmc/stepped.c, rdpmc/trap.c).
+ */
+static void pmu_probe_rdpmc(struct vm *vm)
+{
+	struct pmu_host_caps *caps = &vm->pmu->caps;
+	const struct vpmu_config *pmu = &vm->cfg->pmu;
+	unsigned int nr_gp = pmu->version ? pmu->nr_gp : VPMU_MAX_GP;
+	unsigned int nr_fixed = pmu->version ? vpmu_fixed_span(pmu) : VPMU_MAX_FIXED;
+	int r = kvm_probe_rdpmc(vm->kvm_fd, 0, &caps->rdpmc_by_kvm);
+
+	if (r)
+		pr_info("RDPMC probe failed (%s): assuming guest RDPMC reaches pmuvm",
+			strerror(-r));
+	if (!pmu->version)
+		pr_info("RDPMC: %s", caps->rdpmc_by_kvm ?
+			"this host's KVM answers it from its own vPMU although the guest has no PMU: pmuvm raises #GP at those it steps, watches or traps" :
+			"a guest RDPMC raises #GP, as it must with no PMU");
+	else
+		pr_info("RDPMC: %s", caps->rdpmc_by_kvm ?
+			"this host's KVM answers it from its own vPMU (0): pmuvm's counters reach the guest's RDPMC only while it single-steps" :
+			"a guest RDPMC reaches pmuvm (as a #GP it completes)");
+	if (!caps->rdpmc_by_kvm)
+		return;
+	caps->rdpmc_kvm_gp = pmu_rdpmc_kvm_answers(vm, 0, nr_gp);
+	caps->rdpmc_kvm_fixed = pmu_rdpmc_kvm_answers(vm, 1u << 30, nr_fixed);
+	if (!pmu->version)
+		return;
+	caps->rdpmc_partly_by_kvm = caps->rdpmc_kvm_gp < pmu->nr_gp || caps->rdpmc_kvm_fixed < nr_fixed;
+	if (caps->rdpmc_partly_by_kvm)
+		pr_info("RDPMC: KVM answers %u of this PMU's %u GP counters and %u of its %u fixed ones and raises #GP for the rest: pmuvm completes those once the guest sets one",
+			caps->rdpmc_kvm_gp, pmu->nr_gp, caps->rdpmc_kvm_fixed, nr_fixed);
+}
+
 static void pmu_probe_host(struct vm *vm)
 {
 	struct pmu_host_caps *caps = &vm->pmu->caps;
 	int r;
 
-	if (vm->cfg->pmu.version) {
-		unsigned int nr_fixed = vpmu_fixed_span(&vm->cfg->pmu);
-
-		r = kvm_probe_rdpmc(vm->kvm_fd, 0, &caps->rdpmc_by_kvm);
-		if (r)
-			pr_info("RDPMC probe failed (%s): assuming guest RDPMC reaches pmuvm",
-				strerror(-r));
-		pr_info("RDPMC: %s", caps->rdpmc_by_kvm ?
-			"this host's KVM answers it from its own vPMU (0): pmuvm's counters reach the guest's RDPMC only while it single-steps" :
-			"a guest RDPMC reaches pmuvm (as a #GP it completes)");
-		if (caps->rdpmc_by_kvm) {
-			caps->rdpmc_kvm_gp = pmu_rdpmc_kvm_answers(vm, 0, vm->cfg->pmu.nr_gp);
-			caps->rdpmc_kvm_fixed = pmu_rdpmc_kvm_answers(vm, 1u << 30, nr_fixed);
-			caps->rdpmc_partly_by_kvm = caps->rdpmc_kvm_gp < vm->cfg->pmu.nr_gp ||
-						    caps->rdpmc_kvm_fixed < nr_fixed;
-		}
-		if (caps->rdpmc_partly_by_kvm)
-			pr_info("RDPMC: KVM answers %u of this PMU's %u GP counters and %u of its %u fixed ones and raises #GP for the rest: pmuvm completes those once the guest sets one",
-				caps->rdpmc_kvm_gp, vm->cfg->pmu.nr_gp, caps->rdpmc_kvm_fixed,
-				nr_fixed);
-	}
+	pmu_probe_rdpmc(vm);
 	if (caps->rdpmc_by_kvm) {
 		pmu_probe_hw_breakpoints(vm);
 		pr_info("RDPMC: %s", caps->hw_breakpoints ?

@@ -32,9 +32,13 @@ struct pmu_host_caps {
 	bool handler_step;	/* single-stepping follows events into their handlers */
 	bool step_after_emulation;	/* ...and goes on after an instruction KVM emulated */
 	bool rdpmc_by_kvm;	/* KVM answers a guest's RDPMC itself instead of a #GP */
-	bool rdpmc_partly_by_kvm;	/* ...but raises #GP for some of this PMU's counters: */
-	unsigned int rdpmc_kvm_gp;	/* it answers GP 0 .. this - 1 */
-	unsigned int rdpmc_kvm_fixed;	/* and fixed 0 .. this - 1 */
+	bool rdpmc_partly_by_kvm;	/* ...but raises #GP for some of this PMU's counters */
+	/*
+	 * It answers GP 0 .. this - 1 and fixed 0 .. this - 1, of this PMU's
+	 * counters, or with no PMU (version 0) of VPMU_MAX_GP and VPMU_MAX_FIXED.
+	 */
+	unsigned int rdpmc_kvm_gp;
+	unsigned int rdpmc_kvm_fixed;
 	bool hw_breakpoints;	/* execution breakpoints fire (probed where RDPMC or stepping needs them) */
 	bool block_irq;		/* KVM_GUESTDBG_BLOCKIRQ: KVM can hold interrupts out of a step */
 	bool kvm_vpmu_disabled;	/* KVM_PMU_CAP_DISABLE took */

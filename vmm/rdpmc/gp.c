@@ -306,6 +306,11 @@ static bool rdpmc_debug_exit(struct vcpu *vcpu)
 	return true;
 }
 
+/*
+ * Not with no PMU (version 0): no RDPMC completes there, and every #GP,
+ * that of an RDPMC turned into an RDMSR at CPL3 (rdpmc/trap.c) included,
+ * is the one the guest's CPU would raise (SDM vol. 2B RDPMC).
+ */
 static int rdpmc_vcpu_init(struct vcpu *vcpu)
 {
 	const struct pmu_host_caps *caps = &vcpu->vm->pmu->caps;

@@ -96,12 +96,14 @@ struct rdpmc_vm {
 	unsigned int nr_traps;
 };
 
+struct kvm_msr_span;
 struct kvm_sregs;
 struct pmu_listener;
 struct symtab;
 struct vcpu;
 struct vcpu_feature;
 struct vm;
+struct vpmu_config;
 
 /*
  * The features, in the board's order (vmm/board.c): the traps' MSRs before
@@ -145,6 +147,15 @@ int rdpmc_value(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t rip, unsi
  * -errno with none of them changed.
  */
 int rdpmc_trap_image(struct vm *vm, const uint64_t *sites, unsigned int n);
+/*
+ * The MSRs such RDMSRs read that go to pmuvm (rdpmc/trap.c), as KVM MSR
+ * filter spans for a PMU `cfg` on a host whose KVM answers RDPMC of GP
+ * counters 0 .. kvm_gp - 1 and fixed 0 .. kvm_fixed - 1: how many of
+ * RDPMC_TRAP_MAX_SPANS went to `s`. Pure, unit-tested.
+ */
+#define RDPMC_TRAP_MAX_SPANS	4
+unsigned int rdpmc_trap_spans(const struct vpmu_config *cfg, unsigned int kvm_gp,
+			      unsigned int kvm_fixed, struct kvm_msr_span *s);
 /* Is the instruction at linear address `rip` one of those RDMSRs, still in place? */
 bool rdpmc_trap_at(struct vcpu *vcpu, uint64_t rip);
 /* An RDPMC at `rip` retired without being stepped: the sources count it. */

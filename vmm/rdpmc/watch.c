@@ -151,9 +151,16 @@ static void rdpmc_watch_image(struct vcpu *vcpu)
 		pr_warn("vCPU %d: cannot set the RDPMC breakpoints: RDPMC reads KVM's value", vcpu->id);
 }
 
+/*
+ * With no PMU (version 0) only where KVM answers RDPMC: each watched one is
+ * then stepped, and rdpmc/stepped.c raises the #GP a CPU without a PMU
+ * gives (SDM vol. 2B RDPMC).
+ */
 static int rdpmc_watch_vcpu_init(struct vcpu *vcpu)
 {
-	if (!vcpu->vm->cfg->pmu.version || !vcpu->vm->pmu->caps.hw_breakpoints ||
+	const struct pmu_host_caps *caps = &vcpu->vm->pmu->caps;
+
+	if ((!vcpu->vm->cfg->pmu.version && !caps->rdpmc_by_kvm) || !caps->hw_breakpoints ||
 	    !vcpu->pmu->step.on)
 		return VCPU_FEATURE_OFF;
 	if (pmu_listen(vcpu, &rdpmc_watch_listener)) {
