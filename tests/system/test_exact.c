@@ -490,6 +490,24 @@ START_TEST(test_exact_rdpmc_unmodified_guest)
 END_TEST
 
 /*
+ * rdpmc_late's report, or NULL after test_skip() where this host's KVM
+ * answers RDPMC and pmuvm left the image's RDPMCs as they are.
+ */
+static json_object *rdpmc_late_report(struct pmuvm_result *r, const char *rep)
+{
+	json_object *root = report_load(rep);
+
+	if (json_u64(root, "debug.host.rdpmc_answered_by_kvm") &&
+	    !json_u64(root, "debug.rdpmc_trap_sites")) {
+		json_object_put(root);
+		pmuvm_result_free(r);
+		test_skip("this host's KVM answers RDPMC and pmuvm left the image's RDPMCs as they are (-v says why)");
+		return NULL;
+	}
+	return root;
+}
+
+/*
  * RDPMC long after the counters were last touched (kvm-unit-tests' x86/pmu,
  * Linux's perf): where KVM answers RDPMC itself, no discovery window finds
  * these reads (the guest makes sure) and the image has more than three:
@@ -507,13 +525,9 @@ START_TEST(test_exact_rdpmc_late)
 
 	REQUIRE_KVM();
 	pmuvm_run(&r, "--report", rep, "--timeout", "120", guest_path("rdpmc_late"));
-	root = report_load(rep);
-	if (json_u64(root, "debug.host.rdpmc_answered_by_kvm") &&
-	    !json_u64(root, "debug.rdpmc_trap_sites")) {
-		json_object_put(root);
-		pmuvm_result_free(&r);
-		TEST_SKIP("this host's KVM answers RDPMC and pmuvm left the image's RDPMCs as they are (-v says why)");
-	}
+	root = rdpmc_late_report(&r, rep);
+	if (!root)
+		return;
 	expect_guest_pass(&r, "rdpmc_late");
 	expect_guest_ok(&r, "rdpmc late of every counter");
 	expect_guest_ok(&r, "rdpmc late of a stopped instruction counter");
@@ -568,13 +582,9 @@ START_TEST(test_exact_rdpmc_late_no_pmu)
 	REQUIRE_KVM();
 	pmuvm_run(&r, "--pmu-version", "0", "--pebs", "off", "--report", rep, "--timeout", "120",
 		  guest_path("rdpmc_late"));
-	root = report_load(rep);
-	if (json_u64(root, "debug.host.rdpmc_answered_by_kvm") &&
-	    !json_u64(root, "debug.rdpmc_trap_sites")) {
-		json_object_put(root);
-		pmuvm_result_free(&r);
-		TEST_SKIP("this host's KVM answers RDPMC and pmuvm left the image's RDPMCs as they are (-v says why)");
-	}
+	root = rdpmc_late_report(&r, rep);
+	if (!root)
+		return;
 	expect_guest_pass(&r, "rdpmc_late --pmu-version 0");
 	expect_guest_ok(&r, "rdpmc without a pmu faults");
 	expect_guest_ok(&r, "rdpmc without a pmu faults at cpl3");
