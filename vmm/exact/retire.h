@@ -31,6 +31,8 @@ struct step_result {
 	 */
 	uint64_t frame[4];
 	bool frame_valid;
+	/* RSP is where it was before the step. */
+	bool rsp_kept;
 	/* Output: an event was delivered during the step (a frame named it). */
 	bool event;
 };
