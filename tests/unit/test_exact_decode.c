@@ -19,6 +19,7 @@ struct decode_case {
 
 #define B	INSN_BRANCH
 #define S	INSN_SYSTEM
+#define K	INSN_STACK_BRANCH
 static const struct decode_case decode_cases[] = {
 	{ "nop", INSN_MODE_64, { 0x90 }, 1, 0, 0 },
 	{ "wrmsr", INSN_MODE_64, { 0x0f, 0x30 }, 2, INSN_WRMSR | S, 0 },
@@ -36,16 +37,16 @@ static const struct decode_case decode_cases[] = {
 	{ "jrcxz", INSN_MODE_64, { 0xe3, 0x10 }, 2, B | INSN_COND | INSN_RELATIVE, 16 },
 	{ "jmp $", INSN_MODE_64, { 0xeb, 0xfe }, 2, B | INSN_NEAR_UNCOND | INSN_RELATIVE, -2 },
 	{ "call rel32", INSN_MODE_64, { 0xe8, 0x00, 0x01, 0x00, 0x00 }, 5,
-	  B | INSN_NEAR_CALL | INSN_NEAR_UNCOND | INSN_RELATIVE, 0x100 },
-	{ "call rax", INSN_MODE_64, { 0xff, 0xd0 }, 2, B | INSN_NEAR_CALL | INSN_NEAR_UNCOND, 0 },
+	  B | K | INSN_NEAR_CALL | INSN_NEAR_UNCOND | INSN_RELATIVE, 0x100 },
+	{ "call rax", INSN_MODE_64, { 0xff, 0xd0 }, 2, B | K | INSN_NEAR_CALL | INSN_NEAR_UNCOND, 0 },
 	{ "jmp [rax]", INSN_MODE_64, { 0xff, 0x20 }, 2, B | INSN_NEAR_UNCOND, 0 },
-	{ "ret", INSN_MODE_64, { 0xc3 }, 1, B | INSN_NEAR_RET | INSN_NEAR_UNCOND, 0 },
-	{ "ret 8", INSN_MODE_64, { 0xc2, 0x08, 0x00 }, 3, B | INSN_NEAR_RET | INSN_NEAR_UNCOND, 0 },
-	{ "retf", INSN_MODE_64, { 0xcb }, 1, B | INSN_FAR | S, 0 },
-	{ "iretq", INSN_MODE_64, { 0x48, 0xcf }, 2, B | INSN_FAR | INSN_IRET | INSN_LOADS_RFLAGS | S, 0 },
-	{ "iretd", INSN_MODE_32, { 0xcf }, 1, B | INSN_FAR | INSN_IRET | INSN_LOADS_RFLAGS | S, 0 },
-	{ "int 0x80", INSN_MODE_64, { 0xcd, 0x80 }, 2, B | INSN_FAR | S, 0 },
-	{ "int3", INSN_MODE_64, { 0xcc }, 1, B | INSN_FAR | S, 0 },
+	{ "ret", INSN_MODE_64, { 0xc3 }, 1, B | K | INSN_NEAR_RET | INSN_NEAR_UNCOND, 0 },
+	{ "ret 8", INSN_MODE_64, { 0xc2, 0x08, 0x00 }, 3, B | K | INSN_NEAR_RET | INSN_NEAR_UNCOND, 0 },
+	{ "retf", INSN_MODE_64, { 0xcb }, 1, B | K | INSN_FAR | S, 0 },
+	{ "iretq", INSN_MODE_64, { 0x48, 0xcf }, 2, B | K | INSN_FAR | INSN_IRET | INSN_LOADS_RFLAGS | S, 0 },
+	{ "iretd", INSN_MODE_32, { 0xcf }, 1, B | K | INSN_FAR | INSN_IRET | INSN_LOADS_RFLAGS | S, 0 },
+	{ "int 0x80", INSN_MODE_64, { 0xcd, 0x80 }, 2, B | K | INSN_FAR | S, 0 },
+	{ "int3", INSN_MODE_64, { 0xcc }, 1, B | K | INSN_FAR | S, 0 },
 	{ "syscall", INSN_MODE_64, { 0x0f, 0x05 }, 2,
 	  B | INSN_FAR | INSN_LOADS_RFLAGS | INSN_SAVES_RFLAGS | S, 0 },
 	{ "sysretq", INSN_MODE_64, { 0x48, 0x0f, 0x07 }, 3, B | INSN_FAR | INSN_LOADS_RFLAGS | INSN_SYSRET | S, 0 },

@@ -122,6 +122,40 @@ START_TEST(test_branches)
 }
 END_TEST
 
+/*
+ * A step that ended where it began with RSP where it was: a CALL, RET,
+ * IRET or INT n did not run (a debug exit before it), a JMP may have gone
+ * to itself.
+ */
+START_TEST(test_did_not_run)
+{
+	static const struct {
+		uint8_t b[2];
+		size_t n;
+		enum retire kept;	/* RSP where it was */
+	} c[] = {
+		{ { 0xcc }, 1, RETIRE_NO },		/* int3 */
+		{ { 0xcd, 0x80 }, 2, RETIRE_NO },	/* int 0x80 */
+		{ { 0xff, 0xd0 }, 2, RETIRE_NO },	/* call rax */
+		{ { 0xc3 }, 1, RETIRE_NO },		/* ret */
+		{ { 0x48, 0xcf }, 2, RETIRE_NO },	/* iretq */
+		{ { 0xcb }, 1, RETIRE_NO },		/* retf */
+		{ { 0xff, 0xe0 }, 2, RETIRE_TAKEN },	/* jmp rax */
+		{ { 0xff, 0x28 }, 2, RETIRE_TAKEN },	/* jmp far [rax] */
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct insn in = decode(c[i].b, c[i].n);
+		struct step_result r = { .new_rip = RIP, .rsp_kept = true };
+
+		ck_assert_msg(retire_decide(&in, RIP, CS, &r) == c[i].kept, "case %zu", i);
+		ck_assert(!r.event);
+		r = (struct step_result){ .new_rip = RIP };
+		ck_assert_msg(retire_decide(&in, RIP, CS, &r) == RETIRE_TAKEN, "case %zu moved", i);
+	}
+}
+END_TEST
+
 #define EV(e)	(1u << PMU_EV_##e)
 
 /* The events each retired instruction raises: BR_INST_RETIRED's umasks, AMD's taken branches. */
@@ -209,6 +243,7 @@ static Suite *exact_retire_suite(void)
 	tcase_add_test(tc, test_plain_and_faulting);
 	tcase_add_test(tc, test_rep_string);
 	tcase_add_test(tc, test_branches);
+	tcase_add_test(tc, test_did_not_run);
 	tcase_add_test(tc, test_events);
 	tcase_add_loop_test(tc, test_cond_umasks_per_part, 0, 4);
 	suite_add_tcase(s, tc);

@@ -65,6 +65,7 @@ struct exact_state {
 	uint16_t cs;
 	unsigned int cpl;
 	uint64_t rax_before, rdx_before;	/* RAX and RDX before it (pmu/listen.h: a listener may undo it) */
+	uint64_t rsp_before;		/* RSP before it (retire.h: did it run?) */
 	struct icache *icache;		/* decodes (icache.c) */
 
 	/* The stepping engine (step.c, tf.c, catchup.c, hlt.c, follow.c). */

@@ -47,6 +47,13 @@ enum retire retire_decide(const struct insn *in, uint64_t rip, uint16_t cs,
 		return retire_completed(in, rip, res->new_rip);
 	if ((in->flags & INSN_REP) && res->new_rip == rip)
 		return RETIRE_NO;
+	/*
+	 * Still at it with RSP where it was: it did not run (a debug exit
+	 * before it, docs/counting.md "Per host kind"), as a CALL, RET, IRET
+	 * or INT n that runs pushes or pops.
+	 */
+	if ((in->flags & INSN_STACK_BRANCH) && res->new_rip == rip && res->rsp_kept)
+		return RETIRE_NO;
 	res->event = true;
 	if (frame_names(res, rip, cs))
 		return RETIRE_NO;

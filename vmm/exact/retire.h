@@ -7,6 +7,8 @@
  * `new_rip`; these cases are told apart:
  *   - it completed: new_rip is the next instruction or a branch target;
  *   - a REP string instruction did one iteration: new_rip == rip, not yet;
+ *   - a CALL, RET, IRET or INT n with new_rip == rip and RSP unchanged did
+ *     not run (it pushes or pops when it does);
  *   - an exception or interrupt was delivered instead of completing it: the
  *     handler runs and the frame the CPU pushed holds RIP == rip (faults
  *     push the faulting RIP; an interrupt taken before the instruction
@@ -31,6 +33,8 @@ struct step_result {
 	 */
 	uint64_t frame[4];
 	bool frame_valid;
+	/* RSP is where it was before the step. */
+	bool rsp_kept;
 	/* Output: an event was delivered during the step (a frame named it). */
 	bool event;
 };

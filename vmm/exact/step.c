@@ -56,6 +56,7 @@ void exact_decode_next(struct vcpu *vcpu, const struct kvm_regs *r, const struct
 	x->pending = true;
 	x->rax_before = r->rax;
 	x->rdx_before = r->rdx;
+	x->rsp_before = r->rsp;
 	x->iret_frame[0] = 0;
 	if ((x->insn.flags & INSN_IRET) && mode == INSN_MODE_64 &&
 	    guest_linear_read(&vcpu->vm->mem, &ps, r->rsp, x->iret_frame, sizeof(x->iret_frame)))
@@ -243,6 +244,7 @@ static void step_outcome(struct vcpu *vcpu, struct step_exit *e)
 	x->rearm = e->entered;
 	e->tf_dropped = exact_kvm_dropped_tf(vcpu);
 	e->res.new_rip = e->r->rip;
+	e->res.rsp_kept = e->r->rsp == x->rsp_before;
 	if (retire_needs_frame(&x->insn, x->rip, e->r->rip) && insn_mode_of(e->s) == INSN_MODE_64) {
 		struct paging_state ps = sregs_paging(e->s);
 

@@ -27,7 +27,7 @@ static void decoders_init(void)
 			 ZYDIS_STACK_WIDTH_64);
 }
 
-static uint16_t branch_flags(const ZydisDecodedInstruction *zi)
+static uint32_t branch_flags(const ZydisDecodedInstruction *zi)
 {
 	bool far = zi->meta.branch_type == ZYDIS_BRANCH_TYPE_FAR;
 
@@ -37,12 +37,14 @@ static uint16_t branch_flags(const ZydisDecodedInstruction *zi)
 	case ZYDIS_CATEGORY_UNCOND_BR:
 		return INSN_BRANCH | (far ? INSN_FAR : INSN_NEAR_UNCOND);
 	case ZYDIS_CATEGORY_CALL:
-		return INSN_BRANCH | (far ? INSN_FAR : INSN_NEAR_CALL | INSN_NEAR_UNCOND);
+		return INSN_BRANCH | INSN_STACK_BRANCH |
+		       (far ? INSN_FAR : INSN_NEAR_CALL | INSN_NEAR_UNCOND);
 	case ZYDIS_CATEGORY_RET:
 		if (far || zi->mnemonic != ZYDIS_MNEMONIC_RET)
-			return INSN_BRANCH | INSN_FAR;	/* RETF, IRET */
-		return INSN_BRANCH | INSN_NEAR_RET | INSN_NEAR_UNCOND;
+			return INSN_BRANCH | INSN_STACK_BRANCH | INSN_FAR;	/* RETF, IRET */
+		return INSN_BRANCH | INSN_STACK_BRANCH | INSN_NEAR_RET | INSN_NEAR_UNCOND;
 	case ZYDIS_CATEGORY_INTERRUPT:
+		return INSN_BRANCH | INSN_STACK_BRANCH | INSN_FAR;
 	case ZYDIS_CATEGORY_SYSCALL:
 	case ZYDIS_CATEGORY_SYSRET:
 		return INSN_BRANCH | INSN_FAR;

@@ -65,6 +65,8 @@ static inline enum insn_mode insn_mode_of(const struct kvm_sregs *s)
 /* Atomic against other processors: a LOCK prefix, or XCHG with memory (SDM vol. 3A 9.1.2.2). */
 #define INSN_LOCKED	(1u << 17)
 #define INSN_STI	(1u << 18)	/* STI: interrupts enabled after the next instruction */
+/* A branch that pushes or pops whenever it runs: near and far CALL and RET, IRET, INT n. */
+#define INSN_STACK_BRANCH (1u << 19)
 
 /*
  * An exception the instruction raises by what it is (SDM vol. 3A 6.15, per
