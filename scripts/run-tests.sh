@@ -213,8 +213,9 @@ svm_lab_main() {
 
 # The Linux guests' images, packed here before the lab boots and named to
 # the tests by PMUVM_LINUX_IMAGES (tests/system/test_linux.c): packing the
-# perf image inside the lab, over its 9p root, took two minutes a test.
-# Where one cannot be packed, the tests pack it themselves and say why not.
+# perf image inside the lab, over its 9p root, is slow (tests/lab/README.md,
+# "The Linux guests' images"). Where one cannot be packed, the tests pack it
+# themselves and say why not.
 linux_images() {
 	li=$O/tests/linux-images
 	rm -rf "$li"

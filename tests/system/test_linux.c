@@ -100,8 +100,8 @@ struct linux_boot {
  * The image scripts/run-tests.sh packed before the lab started, in the
  * folder PMUVM_LINUX_IMAGES names (linux.cpio, perf.cpio, and `kernel`
  * holding the kernel's path): packing the perf image over the lab's 9p
- * root takes minutes a test, on this machine a second. False where there
- * is none.
+ * root is slow (tests/lab/README.md, "The Linux guests' images"). False
+ * where there is none.
  */
 static bool linux_image_packed(bool perf, char *initrd, size_t initrd_len, char *kernel,
 			       size_t kernel_len)
