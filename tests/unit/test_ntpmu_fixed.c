@@ -14,6 +14,7 @@
 #include "nt/ntrtl.h"
 #include "nt/winbase.h"
 #include "ntpmu_fake.h"
+#include "ntpmu_list.h"
 
 #define FIXED(i)	(0x40000000u | (i))
 #define APP		((void *)0x100)
@@ -21,31 +22,15 @@
 
 static struct fake_platform f;
 
-/* A resource list of one descriptor. */
-struct list1 {
-	ULONG Count;
-	PHYSICAL_COUNTER_RESOURCE_DESCRIPTOR Descriptors[1];
-};
-
-_Static_assert(offsetof(struct list1, Descriptors) ==
-	       offsetof(PHYSICAL_COUNTER_RESOURCE_LIST, Descriptors), "list1 layout");
-
 /* HalAllocateHardwareCounters of counters begin..end on every processor; freed again. */
 static NTSTATUS hal_try(ULONG begin, ULONG end)
 {
-	struct list1 l = { .Count = 1 };
+	struct counter_list4 l = begin == end ? counter_list_one(begin) :
+						counter_list_range(begin, end);
 	HANDLE h = NULL;
 	NTSTATUS st;
 
-	if (begin == end) {
-		l.Descriptors[0].Type = ResourceTypeSingle;
-		l.Descriptors[0].u.CounterIndex = begin;
-	} else {
-		l.Descriptors[0].Type = ResourceTypeRange;
-		l.Descriptors[0].u.Range.Begin = begin;
-		l.Descriptors[0].u.Range.End = end;
-	}
-	st = HalAllocateHardwareCounters(NULL, 0, (PPHYSICAL_COUNTER_RESOURCE_LIST)&l, &h);
+	st = HalAllocateHardwareCounters(NULL, 0, counter_list(&l), &h);
 	if (st == STATUS_SUCCESS)
 		ck_assert_int_eq(HalFreeHardwareCounters(h), STATUS_SUCCESS);
 	else

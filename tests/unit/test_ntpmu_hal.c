@@ -10,68 +10,28 @@
 #include "nt/ntexapi.h"
 #include "x86-pmu/msr.h"
 #include "ntpmu_fake.h"
+#include "ntpmu_list.h"
 
 #define FULL0	((HANDLE)(ULONG_PTR)0x80000000u)
 #define JUNK	((HANDLE)(ULONG_PTR)0x1234)
 
 static struct fake_platform f;
 
-/* A resource list with room for 4 descriptors. */
-struct list4 {
-	ULONG Count;
-	PHYSICAL_COUNTER_RESOURCE_DESCRIPTOR Descriptors[4];
-};
-
-_Static_assert(offsetof(struct list4, Descriptors) ==
-	       offsetof(PHYSICAL_COUNTER_RESOURCE_LIST, Descriptors), "list4 layout");
-
-static PPHYSICAL_COUNTER_RESOURCE_LIST as_list(struct list4 *l)
-{
-	return (PPHYSICAL_COUNTER_RESOURCE_LIST)l;
-}
-
-static PHYSICAL_COUNTER_RESOURCE_DESCRIPTOR *add(struct list4 *l,
-						 PHYSICAL_COUNTER_RESOURCE_DESCRIPTOR_TYPE type)
-{
-	PHYSICAL_COUNTER_RESOURCE_DESCRIPTOR *d = &l->Descriptors[l->Count++];
-
-	*d = (PHYSICAL_COUNTER_RESOURCE_DESCRIPTOR){ .Type = type };
-	return d;
-}
-
-static struct list4 one(ULONG index)
-{
-	struct list4 l = { 0 };
-
-	add(&l, ResourceTypeSingle)->u.CounterIndex = index;
-	return l;
-}
-
-static struct list4 range(ULONG begin, ULONG end)
-{
-	struct list4 l = { 0 };
-	PHYSICAL_COUNTER_RESOURCE_DESCRIPTOR *d = add(&l, ResourceTypeRange);
-
-	d->u.Range.Begin = begin;
-	d->u.Range.End = end;
-	return l;
-}
-
-static NTSTATUS alloc(GROUP_AFFINITY *ga, ULONG n, struct list4 *l, HANDLE *h)
+static NTSTATUS alloc(GROUP_AFFINITY *ga, ULONG n, struct counter_list4 *l, HANDLE *h)
 {
 	*h = JUNK;
-	return HalAllocateHardwareCounters(ga, n, l ? as_list(l) : NULL, h);
+	return HalAllocateHardwareCounters(ga, n, l ? counter_list(l) : NULL, h);
 }
 
 START_TEST(test_hal_params)
 {
 	GROUP_AFFINITY ga = { .Mask = 1 };
-	struct list4 l = one(0);
+	struct counter_list4 l = counter_list_one(0);
 	HANDLE h;
 
 	fake_init(&f, 5, 2);
 	ck_assert_int_eq(HalAllocateHardwareCounters(NULL, 0, NULL, NULL), STATUS_INVALID_PARAMETER);
-	ck_assert_int_eq(HalAllocateHardwareCounters(NULL, 1, as_list(&l), NULL),
+	ck_assert_int_eq(HalAllocateHardwareCounters(NULL, 1, counter_list(&l), NULL),
 			 STATUS_INVALID_PARAMETER);
 	ck_assert_int_eq(alloc(NULL, 1, &l, &h), STATUS_INVALID_PARAMETER);
 	ck_assert_ptr_null(h);
@@ -92,7 +52,7 @@ END_TEST
 
 START_TEST(test_hal_full_pmu)
 {
-	struct list4 l = one(5);
+	struct counter_list4 l = counter_list_one(5);
 	HANDLE h, h2;
 
 	fake_init(&f, 5, 2);
@@ -117,7 +77,7 @@ END_TEST
 
 START_TEST(test_hal_no_pmu)
 {
-	struct list4 l = one(0);
+	struct counter_list4 l = counter_list_one(0);
 	HANDLE h;
 
 	fake_init(&f, 0, 1);
@@ -136,24 +96,24 @@ END_TEST
 
 START_TEST(test_hal_single_range_conflicts)
 {
-	struct list4 l;
+	struct counter_list4 l;
 	HANDLE a, b, c;
 
 	fake_init(&f, 5, 2);
-	l = one(0);
+	l = counter_list_one(0);
 	ck_assert_int_eq(alloc(NULL, 0, &l, &a), STATUS_SUCCESS);
 	ck_assert_ptr_nonnull(a);
-	l = range(0, 1);
+	l = counter_list_range(0, 1);
 	ck_assert_int_eq(alloc(NULL, 0, &l, &b), STATUS_INSUFFICIENT_RESOURCES);
 	ck_assert_ptr_null(b);
-	l = range(1, 3);
+	l = counter_list_range(1, 3);
 	ck_assert_int_eq(alloc(NULL, 0, &l, &b), STATUS_SUCCESS);
-	l = one(2);
+	l = counter_list_one(2);
 	ck_assert_int_eq(alloc(NULL, 0, &l, &c), STATUS_INSUFFICIENT_RESOURCES);
-	l = one(0x40000000);
+	l = counter_list_one(0x40000000);
 	ck_assert_int_eq(alloc(NULL, 0, &l, &c), STATUS_SUCCESS);
 	ck_assert_int_eq(HalFreeHardwareCounters(b), STATUS_SUCCESS);
-	l = one(2);
+	l = counter_list_one(2);
 	ck_assert_int_eq(alloc(NULL, 0, &l, &b), STATUS_SUCCESS);
 	ck_assert_int_eq(HalFreeHardwareCounters(a), STATUS_SUCCESS);
 	ck_assert_int_eq(HalFreeHardwareCounters(b), STATUS_SUCCESS);
@@ -167,7 +127,7 @@ START_TEST(test_hal_affinity)
 {
 	GROUP_AFFINITY cpu0 = { .Mask = 1 }, cpu1 = { .Mask = 2 };
 	GROUP_AFFINITY both[2] = { { .Mask = 1 }, { .Mask = 2, .Group = 1 } };
-	struct list4 l = one(0);
+	struct counter_list4 l = counter_list_one(0);
 	HANDLE a, b, c;
 
 	fake_init(&f, 5, 2);
@@ -187,7 +147,7 @@ START_TEST(test_hal_affinity)
 	/* No resource list: the whole PMU of the affinity's processors. */
 	ck_assert_int_eq(alloc(&cpu0, 1, NULL, &a), STATUS_SUCCESS);
 	ck_assert_ptr_ne(a, FULL0);
-	l = one(0x40000002);
+	l = counter_list_one(0x40000002);
 	ck_assert_int_eq(alloc(&cpu0, 1, &l, &b), STATUS_INSUFFICIENT_RESOURCES);
 	ck_assert_int_eq(alloc(&cpu1, 1, &l, &b), STATUS_SUCCESS);
 	ck_assert_int_eq(alloc(NULL, 0, NULL, &c), STATUS_INSUFFICIENT_RESOURCES);
@@ -202,54 +162,54 @@ static void eb_handler(PVOID buf, SIZE_T entry, SIZE_T n, HANDLE owner);
 
 START_TEST(test_hal_descriptor_checks)
 {
-	struct list4 l;
+	struct counter_list4 l;
 	HANDLE h;
 
 	fake_init(&f, 5, 1);	/* 8 GP, 3 fixed counters */
-	l = one(8);
+	l = counter_list_one(8);
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INVALID_PARAMETER);
-	l = one(0x40000003);
+	l = counter_list_one(0x40000003);
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INVALID_PARAMETER);
-	l = range(3, 2);
+	l = counter_list_range(3, 2);
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INVALID_PARAMETER);
-	l = range(6, 0x40000000);
+	l = counter_list_range(6, 0x40000000);
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INVALID_PARAMETER);
-	l = range(6, 8);
+	l = counter_list_range(6, 8);
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INVALID_PARAMETER);
-	l = one(0);
+	l = counter_list_one(0);
 	l.Descriptors[0].Flags = 1;
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INVALID_PARAMETER);
-	l = one(0);
+	l = counter_list_one(0);
 	l.Count = 0;
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INVALID_PARAMETER);
-	l = one(0);
+	l = counter_list_one(0);
 	l.Descriptors[0].Type = ResourceTypeMax;
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INVALID_PARAMETER);
-	l = one(0);
+	l = counter_list_one(0);
 	l.Descriptors[0].Type = ResourceTypeExtendedCounterConfiguration;
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_NOT_SUPPORTED);
 	ck_assert_ptr_null(h);
-	l = one(0);
-	add(&l, ResourceTypeEventBuffer)->u.EventBufferConfiguration =
+	l = counter_list_one(0);
+	counter_list_add(&l, ResourceTypeEventBuffer)->u.EventBufferConfiguration =
 		(PHYSICAL_COUNTER_EVENT_BUFFER_CONFIGURATION){ .OverflowHandler = eb_handler,
 							       .EventThreshold = 4 };
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_NOT_SUPPORTED);	/* no PEBS */
-	l = one(0);
-	add(&l, ResourceTypeOverflow);		/* NULL handler */
+	l = counter_list_one(0);
+	counter_list_add(&l, ResourceTypeOverflow);		/* NULL handler */
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INVALID_PARAMETER);
-	l = one(0);
-	add(&l, ResourceTypeOverflow)->u.OverflowHandler = handler_a;
-	add(&l, ResourceTypeOverflow)->u.OverflowHandler = handler_a;
+	l = counter_list_one(0);
+	counter_list_add(&l, ResourceTypeOverflow)->u.OverflowHandler = handler_a;
+	counter_list_add(&l, ResourceTypeOverflow)->u.OverflowHandler = handler_a;
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INVALID_PARAMETER);
 
 	/* The first bad descriptor decides. */
-	l = one(0);
+	l = counter_list_one(0);
 	l.Descriptors[0].Type = ResourceTypeExtendedCounterConfiguration;
-	add(&l, ResourceTypeSingle)->Flags = 1;
+	counter_list_add(&l, ResourceTypeSingle)->Flags = 1;
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_NOT_SUPPORTED);
-	l = one(0);
+	l = counter_list_one(0);
 	l.Descriptors[0].Flags = 1;
-	add(&l, ResourceTypeExtendedCounterConfiguration);
+	counter_list_add(&l, ResourceTypeExtendedCounterConfiguration);
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INVALID_PARAMETER);
 
 	/* Nothing was granted by any of these. */
@@ -257,8 +217,8 @@ START_TEST(test_hal_descriptor_checks)
 	ck_assert_int_eq(HalFreeHardwareCounters(h), STATUS_SUCCESS);
 
 	/* An identification tag is accepted with the counters. */
-	l = range(0x40000000, 0x40000002);
-	add(&l, ResourceTypeIdenitificationTag)->u.IdentificationTag = 0x1234;
+	l = counter_list_range(0x40000000, 0x40000002);
+	counter_list_add(&l, ResourceTypeIdenitificationTag)->u.IdentificationTag = 0x1234;
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_SUCCESS);
 	ck_assert_int_eq(HalFreeHardwareCounters(h), STATUS_SUCCESS);
 	fake_exit(&f);
@@ -267,11 +227,11 @@ END_TEST
 
 START_TEST(test_hal_overflow_v1_not_supported)
 {
-	struct list4 l = one(0);
+	struct counter_list4 l = counter_list_one(0);
 	HANDLE h;
 
 	fake_init(&f, 1, 1);
-	add(&l, ResourceTypeOverflow)->u.OverflowHandler = handler_a;
+	counter_list_add(&l, ResourceTypeOverflow)->u.OverflowHandler = handler_a;
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_NOT_SUPPORTED);
 	fake_exit(&f);
 }
@@ -279,7 +239,7 @@ END_TEST
 
 START_TEST(test_hal_alloc_failure_rolls_back)
 {
-	struct list4 l = range(0, 7);
+	struct counter_list4 l = counter_list_range(0, 7);
 	HANDLE h;
 
 	fake_init(&f, 5, 2);
@@ -302,20 +262,20 @@ END_TEST
 START_TEST(test_hal_conflict_with_profiling_config)
 {
 	HARDWARE_COUNTER c = { .Type = PMCCounter, .Index = 1 };
-	struct list4 l = one(1);
+	struct counter_list4 l = counter_list_one(1);
 	HANDLE h;
 
 	fake_init(&f, 5, 2);
 	ck_assert_int_eq(KeSetHardwareCounterConfiguration(&c, 1), STATUS_SUCCESS);
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INSUFFICIENT_RESOURCES);
 	ck_assert_int_eq(alloc(NULL, 0, NULL, &h), STATUS_INSUFFICIENT_RESOURCES);
-	l = range(0, 2);
+	l = counter_list_range(0, 2);
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INSUFFICIENT_RESOURCES);
-	l = one(2);
+	l = counter_list_one(2);
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_SUCCESS);
 	ck_assert_int_eq(HalFreeHardwareCounters(h), STATUS_SUCCESS);
 	ck_assert_int_eq(KeSetHardwareCounterConfiguration(NULL, 0), STATUS_SUCCESS);
-	l = one(1);
+	l = counter_list_one(1);
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_SUCCESS);
 	ck_assert_int_eq(HalFreeHardwareCounters(h), STATUS_SUCCESS);
 	fake_exit(&f);
@@ -362,17 +322,17 @@ static void arm(unsigned int cpu, unsigned int idx)
 
 START_TEST(test_hal_overflow_handler)
 {
-	struct list4 l = range(0, 1), other = one(2);
+	struct counter_list4 l = counter_list_range(0, 1), other = counter_list_one(2);
 	HANDLE h, h2, h3;
 
 	fake_init(&f, 5, 2);
 	memset(&seen, 0, sizeof(seen));
-	add(&l, ResourceTypeOverflow)->u.OverflowHandler = handler_a;
+	counter_list_add(&l, ResourceTypeOverflow)->u.OverflowHandler = handler_a;
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_SUCCESS);
 	/* The overflow interrupt is one resource per processor. */
-	add(&other, ResourceTypeOverflow)->u.OverflowHandler = handler_a;
+	counter_list_add(&other, ResourceTypeOverflow)->u.OverflowHandler = handler_a;
 	ck_assert_int_eq(alloc(NULL, 0, &other, &h2), STATUS_INSUFFICIENT_RESOURCES);
-	other = one(2);
+	other = counter_list_one(2);
 	ck_assert_int_eq(alloc(NULL, 0, &other, &h2), STATUS_SUCCESS);
 
 	arm(1, 1);
@@ -403,8 +363,8 @@ START_TEST(test_hal_overflow_handler)
 	fake_work(&f, PMU_EV_INSTRUCTIONS, 2);
 	ck_assert_uint_eq(ntpmu_pmi(), 0x2);
 	ck_assert_uint_eq(seen.calls, 1);
-	l = one(0);
-	add(&l, ResourceTypeOverflow)->u.OverflowHandler = handler_a;
+	l = counter_list_one(0);
+	counter_list_add(&l, ResourceTypeOverflow)->u.OverflowHandler = handler_a;
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h3), STATUS_SUCCESS);
 	ck_assert_int_eq(HalFreeHardwareCounters(h3), STATUS_SUCCESS);
 	ck_assert_int_eq(HalFreeHardwareCounters(h2), STATUS_SUCCESS);
@@ -431,11 +391,11 @@ static void eb_handler(PVOID buf, SIZE_T entry, SIZE_T n, HANDLE owner)
 	eb_seen.owner = owner;
 }
 
-static struct list4 event_buffer(ULONG threshold)
+static struct counter_list4 event_buffer(ULONG threshold)
 {
-	struct list4 l = one(0);
+	struct counter_list4 l = counter_list_one(0);
 
-	add(&l, ResourceTypeEventBuffer)->u.EventBufferConfiguration =
+	counter_list_add(&l, ResourceTypeEventBuffer)->u.EventBufferConfiguration =
 		(PHYSICAL_COUNTER_EVENT_BUFFER_CONFIGURATION){ .OverflowHandler = eb_handler,
 							       .EventThreshold = threshold };
 	return l;
@@ -451,7 +411,7 @@ static uint64_t msr_on(unsigned int cpu, uint32_t msr)
 
 START_TEST(test_hal_event_buffer_checks)
 {
-	struct list4 l;
+	struct counter_list4 l;
 	HANDLE h;
 
 	fake_init_pebs(&f, 5, 1, 4);
@@ -464,7 +424,7 @@ START_TEST(test_hal_event_buffer_checks)
 	l = event_buffer(0);
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INVALID_PARAMETER);
 	l = event_buffer(4);
-	add(&l, ResourceTypeEventBuffer)->u.EventBufferConfiguration = l.Descriptors[1].u.EventBufferConfiguration;
+	counter_list_add(&l, ResourceTypeEventBuffer)->u.EventBufferConfiguration = l.Descriptors[1].u.EventBufferConfiguration;
 	ck_assert_int_eq(alloc(NULL, 0, &l, &h), STATUS_INVALID_PARAMETER);
 	ck_assert_ptr_null(h);
 	fake_exit(&f);
@@ -481,7 +441,7 @@ START_TEST(test_hal_event_buffer)
 	GROUP_AFFINITY ga = { .Mask = 0x3 };
 	SYSTEM_PROCESSOR_PROFILE_CONTROL_AREA ca = { .Allocate = TRUE };
 	const PEBS_DS_SAVE_AREA64 *ds[2];
-	struct list4 l = event_buffer(4), l2 = event_buffer(2);
+	struct counter_list4 l = event_buffer(4), l2 = event_buffer(2);
 	HANDLE h, h2;
 	unsigned int c;
 
@@ -539,7 +499,7 @@ END_TEST
 
 START_TEST(test_hal_event_buffer_alloc_failure)
 {
-	struct list4 l = event_buffer(8);
+	struct counter_list4 l = event_buffer(8);
 	HANDLE h;
 
 	for (int n = 1; n <= 4; n++) {
