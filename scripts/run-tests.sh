@@ -197,18 +197,30 @@ SILENCE_MAIN=480
 SILENCE_LINUX=1500
 
 # The SVM lab runs the system tests in parts, one lab after the other, each
-# under pmuvm-lab's time limit: those that boot Linux (Check tag linux-boot,
-# tests/system/test_linux.c) in one, the rest in the first. Tests tagged
-# kvm-neutral (pmuvm's own code above KVM, tests/lib/suite.h) stay out of
-# the lab where this machine's KVM ran them (NATIVE_RAN).
-svm_lab_main() {
+# under pmuvm-lab's time limit: those whose checks depend on the host's
+# pace (Check tag timing) first, with no other lab beside them; those that
+# boot Linux (linux-boot, tests/system/test_linux.c) last; the rest
+# between. Tests tagged kvm-neutral (pmuvm's own code above KVM,
+# tests/lib/suite.h) stay out of the lab where this machine's KVM ran them
+# (NATIVE_RAN).
+svm_lab_part() {
 	neutral=
 	if [ -n "${NATIVE_RAN:-}" ]; then
 		neutral=" kvm-neutral"
 	fi
-	export CK_EXCLUDE_TAGS="linux-boot linux-run$neutral" PMUVM_LAB_SILENCE=$SILENCE_MAIN
-	system_lab "" "$O/tests/system-lab.log"
+	export CK_EXCLUDE_TAGS="linux-boot linux-run$neutral$3" PMUVM_LAB_SILENCE=$SILENCE_MAIN
+	system_lab "$1" "$2"
 	unset CK_EXCLUDE_TAGS PMUVM_LAB_SILENCE
+}
+
+svm_lab_timing() {
+	export CK_INCLUDE_TAGS=timing
+	svm_lab_part ", pace-dependent checks" "$O/tests/system-lab-timing.log" ""
+	unset CK_INCLUDE_TAGS
+}
+
+svm_lab_main() {
+	svm_lab_part "" "$O/tests/system-lab.log" " timing"
 }
 
 # The Linux guests' images, packed here before the lab boots and named to
@@ -217,6 +229,7 @@ svm_lab_main() {
 # "The Linux guests' images"). Where one cannot be packed, the tests pack it
 # themselves and say why not.
 linux_images() {
+	[ -z "${PMUVM_LINUX_IMAGES:-}" ] || return 0
 	li=$O/tests/linux-images
 	rm -rf "$li"
 	mkdir -p "$li"
@@ -258,24 +271,30 @@ svm_lab_linux() {
 # throwaway VMs, and its kernel takes about three minutes to boot, so
 # make check-lab runs what only a VMX KVM can show (tests/lab/README.md
 # has the measurements): the guests boot (boot), the PMU MSRs under every
-# PMU version (pmu_msr), and the start-up probes against the host's kind,
-# exact counts at CPL3 and in handlers, and RDPMC (exact:host). The rest
-# passes in the SVM lab and natively; by hand, PMUVM_LABS=vmx
-# PMUVM_VMX_SUITES="exact pmu pebs hostile" make check-lab runs more. Not
-# on VMX at all: cli, ucall_guest, event_filter_guest, amd, rt, ntpmu and
-# ntpmu_etw test pmuvm's own code above KVM, the same on every host, and
-# bench only times it; compare, qemu and rt_qemu run QEMU/KVM, which is
-# not in the VMX lab; linux boots Linux under pmuvm, measured by hand.
-VMX_SUITES=${PMUVM_VMX_SUITES:-boot pmu_msr exact:host}
+# PMU version (pmu_msr), the start-up probes against the host's kind,
+# exact counts at CPL3 and in handlers, and RDPMC (exact:host), PMIs,
+# sampling and overflow (pmu), each hostile guest with its default seed
+# (hostile:default), and Linux's perf stat of the loop (linux:stat). The
+# rest passes in the SVM lab and natively; by hand, PMUVM_LABS=vmx
+# PMUVM_VMX_SUITES="exact pebs hostile linux" make check-lab runs more.
+# Not on VMX at all: cli, ucall_guest, event_filter_guest, amd, rt, ntpmu
+# and ntpmu_etw test pmuvm's own code above KVM, the same on every host,
+# and bench only times it; compare, qemu and rt_qemu run QEMU/KVM, which
+# is not in the VMX lab.
+VMX_SUITES=${PMUVM_VMX_SUITES:-boot pmu_msr exact:host pmu hostile:default linux:stat}
 vmx_what="system tests in the lab (VMX): kvm_intel under Bochs, suites $VMX_SUITES"
 vmx_log=$O/tests/system-lab-vmx.log
 
 # One Bochs for all of them: its boot is the dearest part. Nothing written
 # in the VMX lab comes back, so its reports are not kept for
-# check-reports.sh (empty PMUVM_REPORT_DIR).
+# check-reports.sh (empty PMUVM_REPORT_DIR). The Linux guests' images and
+# their kernel go in with the rest (linux_images, packed before).
 vmx_lab_run() {
-	run_logged "$vmx_log" tests/lab/pmuvm-lab-vmx --with "$O/pmuvm" --with "$O/guests" \
-		--with "$O/tests/system-tests" -- \
+	set -- --with "$O/pmuvm" --with "$O/guests" --with "$O/tests/system-tests"
+	if [ -n "${PMUVM_LINUX_IMAGES:-}" ] && [ -r "$PMUVM_LINUX_IMAGES/kernel" ]; then
+		set -- "$@" --with "$PMUVM_LINUX_IMAGES" --with "$(cat "$PMUVM_LINUX_IMAGES/kernel")"
+	fi
+	run_logged "$vmx_log" tests/lab/pmuvm-lab-vmx "$@" -- \
 		env PMUVM_TESTS_SUITES="$VMX_SUITES" PMUVM_REPORT_DIR= "$O/tests/system-tests"
 }
 
@@ -286,11 +305,11 @@ vmx_lab_count() {
 }
 
 # The labs PMUVM_LABS names. With both, the VMX lab runs beside the SVM
-# lab's Linux guests (Bochs is one thread, and those tests count, they do
-# not time), its results printed when both have ended; the SVM lab's first
-# part, with its timing checks, runs alone. The sanitizer build (make
-# check SANITIZE=1) runs the SVM lab only, unless PMUVM_LABS says
-# otherwise: what the VMX share checks does not depend on the build.
+# lab's parts after the first (Bochs is one thread, and those tests count,
+# they do not time), its results printed when both have ended; the SVM
+# lab's pace-dependent checks run alone. The sanitizer build (make check
+# SANITIZE=1) runs the SVM lab only, unless PMUVM_LABS says otherwise:
+# what the VMX share checks does not depend on the build.
 system_labs() {
 	labs="svm vmx"
 	[ "${SANITIZE:-0}" = 0 ] || labs=svm
@@ -305,10 +324,12 @@ system_labs() {
 		esac
 	done
 	if [ "$svm" = 1 ] && [ "$vmx" = 1 ]; then
-		svm_lab_main
+		svm_lab_timing
+		linux_images
 		echo "== $vmx_what: started beside the next, its lines in $vmx_log as they end"
 		(vmx_lab_run >/dev/null) &
 		vmx_pid=$!
+		svm_lab_main
 		svm_lab_linux
 		wait "$vmx_pid"
 		echo "== $vmx_what"
@@ -316,9 +337,11 @@ system_labs() {
 		run_st=$(cat "$vmx_log.status" 2>/dev/null || echo 1)
 		vmx_lab_count
 	elif [ "$svm" = 1 ]; then
+		svm_lab_timing
 		svm_lab_main
 		svm_lab_linux
 	elif [ "$vmx" = 1 ]; then
+		linux_images
 		echo "== $vmx_what"
 		vmx_lab_run
 		vmx_lab_count

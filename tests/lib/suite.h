@@ -27,11 +27,14 @@ void test_suite_register(test_suite_fn fn);
  * outputs, guest results, filters, QEMU's runs, the benchmark hooks, the
  * guest shim's ETW and Perflib layers), whose outcome does not depend on the
  * kind of KVM, so the lab leaves them out where they ran on this machine's
- * KVM.
+ * KVM; TEST_TAG_TIMING hold checks that depend on the host's pace (PMI
+ * floods and sampling against the wall clock), which the SVM lab runs with
+ * no other lab beside it.
  */
 #define TEST_TAG_LINUX_BOOT	"linux-boot"
 #define TEST_TAG_LINUX_RUN	"linux-run"
 #define TEST_TAG_KVM_NEUTRAL	"kvm-neutral"
+#define TEST_TAG_TIMING		"timing"
 
 /*
  * A test that cannot run here ends with TEST_SKIP("reason", ...) (a printf

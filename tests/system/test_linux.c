@@ -330,6 +330,30 @@ START_TEST(test_linux_perf)
 END_TEST
 
 /*
+ * perf stat's exact user-mode counts of the loop and the self-reading loop
+ * alone (pmuvm_checks=perf-stat), with the Intel PMU: the Linux perf case
+ * the VMX lab runs, where a boot and test_linux_perf's records outlast
+ * CI's time (scripts/run-tests.sh).
+ */
+START_TEST(test_linux_perf_stat)
+{
+	struct pmuvm_result r;
+	char v[512];
+
+	REQUIRE_KVM();
+	if (!linux_boot(&r, &(struct linux_boot){ .pmu = "intel", .perf = true,
+						  .end = "poweroff", .checks = "perf-stat" }))
+		return;
+	ck_assert_str_eq(perf_line(&r, "pmuvm-linux: perf stat user: ", v, sizeof(v)),
+			 "status 0 instructions:u=" LOOP_INSTRUCTIONS " branches:u=" LOOP_BRANCHES);
+	ck_assert_str_eq(perf_line(&r, "pmuvm-linux: self read: ", v, sizeof(v)),
+			 "instructions=" SELFREAD_INSTRUCTIONS);
+	ck_assert_msg(r.status == 0, "status %d\n%s", r.status, tail(r.err, 2000));
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/*
  * Steps a host must take faster than this for test_linux_perf_kernel:
  * counting kernel mode steps all of an exec, its exit and the interrupts
  * between (docs/linux-guests.md, "Counting kernel mode").
@@ -473,6 +497,11 @@ static Suite *linux_suite(void)
 	tcase_add_loop_test(tc, test_linux_perf_kernel, 0,
 			    sizeof(linux_cases) / sizeof(linux_cases[0]));
 	tcase_add_test(tc, test_linux_perf_under_qemu_kvm);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("stat");
+	tcase_set_tags(tc, TEST_TAG_LINUX_BOOT);
+	tcase_set_timeout(tc, 900);
+	tcase_add_test(tc, test_linux_perf_stat);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("rr");
 	tcase_set_tags(tc, TEST_TAG_LINUX_BOOT);

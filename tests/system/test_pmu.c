@@ -297,6 +297,7 @@ static Suite *pmu_suite(void)
 	Suite *s = suite_create("pmu");
 	TCase *tc = tcase_create("guests");
 
+	tcase_set_tags(tc, TEST_TAG_TIMING);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_pmu_sample);
 	tcase_add_test(tc, test_cycles_cpl);

@@ -515,6 +515,23 @@ int kvm_probe_kernel_speed(int kvm_fd, bool *emulated, unsigned int *slowdown)
 	return 0;
 }
 
+/*
+ * KVM_RUN from `rip`, past debug exits that left RIP there: the stale
+ * single-step traps kvm_probe_step_seen() describes (here the EPT
+ * violations of the first code fetch and of the MMIO load).
+ */
+static int probe_run_from(struct probe *p, uint64_t rip)
+{
+	unsigned int stalls = 0;
+
+	do {
+		if (ioctl(p->vcpu, KVM_RUN, 0) < 0)
+			return -errno;
+	} while (p->run->exit_reason == KVM_EXIT_DEBUG && p->run->debug.arch.pc == rip &&
+		 ++stalls <= KVM_PROBE_STEP_STALLS);
+	return 0;
+}
+
 int kvm_probe_step_after_emulation(int kvm_fd, bool *keeps_stepping)
 {
 	static const uint8_t code[] = {
@@ -529,18 +546,22 @@ int kvm_probe_step_after_emulation(int kvm_fd, bool *keeps_stepping)
 	*keeps_stepping = false;
 	if (r)
 		goto out;
-	if (ioctl(p.vcpu, KVM_RUN, 0) < 0 || p.run->exit_reason != KVM_EXIT_MMIO ||
-	    p.run->mmio.is_write) {
+	r = probe_run_from(&p, PROBE_CODE);
+	if (r)
+		goto out;
+	if (p.run->exit_reason != KVM_EXIT_MMIO || p.run->mmio.is_write) {
 		r = -EIO;
 		goto out;
 	}
 	memset(p.run->mmio.data, 0, sizeof(p.run->mmio.data));
-	/* The load's step, then the first NOP's or the OUT. */
-	if (ioctl(p.vcpu, KVM_RUN, 0) < 0 || p.run->exit_reason != KVM_EXIT_DEBUG ||
-	    ioctl(p.vcpu, KVM_RUN, 0) < 0) {
+	/* The load's step (KVM's own trap), then the first NOP's or the OUT. */
+	if (ioctl(p.vcpu, KVM_RUN, 0) < 0 || p.run->exit_reason != KVM_EXIT_DEBUG) {
 		r = -EIO;
 		goto out;
 	}
+	r = probe_run_from(&p, PROBE_CODE + 7);
+	if (r)
+		goto out;
 	*keeps_stepping = p.run->exit_reason == KVM_EXIT_DEBUG &&
 			  p.run->debug.arch.pc == PROBE_CODE + 8;
 out:
