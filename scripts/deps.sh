@@ -41,6 +41,8 @@ clang			# the libFuzzer targets (mk/fuzz.mk) and CI's clang build
 libclang-rt-14-dev	# clang's libFuzzer, ASan and UBSan runtimes (only a Recommends of clang)
 linux-perf		# perf in the Linux guests' image (tests/linux/mkinitramfs --perf)
 rr			# rr, recorded and replayed in that image
+libpapi-dev		# PAPI's API, built into that image (tests/linux/papi.c)
+papi-tools		# papi_avail, in that image
 libvirt-clients		# virt-xml-validate of the libvirt domains (scripts/check-qemu-configs.sh)
 valgrind		# make bench: an exit's cost in instructions (callgrind)
 man-db			# the installed man page rendered (scripts/check-man.sh)

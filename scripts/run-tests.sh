@@ -200,15 +200,15 @@ SILENCE_LINUX=1500
 # under pmuvm-lab's time limit: those whose checks depend on the host's
 # pace (Check tag timing) first, with no other lab beside them; those that
 # boot Linux (linux-boot, tests/system/test_linux.c) last; the rest
-# between. Tests tagged kvm-neutral (pmuvm's own code above KVM,
-# tests/lib/suite.h) stay out of the lab where this machine's KVM ran them
-# (NATIVE_RAN).
+# between. The VMX lab's own Linux case (linux-vmx) runs in no SVM lab.
+# Tests tagged kvm-neutral (pmuvm's own code above KVM, tests/lib/suite.h)
+# stay out of the lab where this machine's KVM ran them (NATIVE_RAN).
 svm_lab_part() {
 	neutral=
 	if [ -n "${NATIVE_RAN:-}" ]; then
 		neutral=" kvm-neutral"
 	fi
-	export CK_EXCLUDE_TAGS="linux-boot linux-run$neutral$3" PMUVM_LAB_SILENCE=$SILENCE_MAIN
+	export CK_EXCLUDE_TAGS="linux-boot linux-run linux-vmx$neutral$3" PMUVM_LAB_SILENCE=$SILENCE_MAIN
 	system_lab "$1" "$2"
 	unset CK_EXCLUDE_TAGS PMUVM_LAB_SILENCE
 }

@@ -23,7 +23,9 @@ void test_suite_register(test_suite_fn fn);
  * Check tags (tcase_set_tags) by which scripts/run-tests.sh splits the
  * system tests among labs (tests/lab/README.md):
  * TEST_TAG_LINUX_BOOT and TEST_TAG_LINUX_RUN boot Linux, each half in a lab
- * of its own; TEST_TAG_KVM_NEUTRAL test pmuvm's own code above KVM (options,
+ * of its own; TEST_TAG_LINUX_VMX boots Linux for the VMX lab's share, with
+ * checks that a linux-boot test makes as well, so no SVM lab runs it;
+ * TEST_TAG_KVM_NEUTRAL test pmuvm's own code above KVM (options,
  * outputs, guest results, filters, QEMU's runs, the benchmark hooks, the
  * guest shim's ETW and Perflib layers), whose outcome does not depend on the
  * kind of KVM, so the lab leaves them out where they ran on this machine's
@@ -33,6 +35,7 @@ void test_suite_register(test_suite_fn fn);
  */
 #define TEST_TAG_LINUX_BOOT	"linux-boot"
 #define TEST_TAG_LINUX_RUN	"linux-run"
+#define TEST_TAG_LINUX_VMX	"linux-vmx"
 #define TEST_TAG_KVM_NEUTRAL	"kvm-neutral"
 #define TEST_TAG_TIMING		"timing"
 
