@@ -377,8 +377,9 @@ END_TEST
  * no PAPI_BR_CN, PAPI_BR_NTK or PAPI_BR_UCN. PAPI 7.0 has no table for
  * Zen 4, the part AMD's PerfMonV2 model shows, so the AMD case boots the
  * core-extension model, shown as Zen 2 (docs/conformance.md, "PAPI").
- * Both run under the emulation engine: stepped, each of PAPI's starts and
- * stops opens an RDPMC discovery window, and the run takes minutes more.
+ * Both run under the emulation engine, where PAPI's own code between the
+ * counted stretches costs far less than stepped (docs/conformance.md,
+ * "PAPI").
  */
 static const struct {
 	struct linux_boot boot;
