@@ -141,6 +141,16 @@ system_native() {
 		"$O/tests/system-native.log" "" "$O/tests/system-tests"
 }
 
+# The exact suite once more under the stepping engine (--exact step): every
+# exact guest passes under both engines with the same counts, the emulation
+# engine being the default (docs/counting.md, "The emulation engine"). A
+# test that names its engine keeps it (PMUVM_EXTRA_ARGS comes first).
+system_exact_step() {
+	export PMUVM_EXTRA_ARGS="--exact step" PMUVM_TESTS_SUITES=exact
+	run_check "$1, exact suite under --exact step" "$2" "$3" "$O/tests/system-tests"
+	unset PMUVM_EXTRA_ARGS PMUVM_TESTS_SUITES
+}
+
 # When the lab itself fails (pmuvm-lab's status 125: QEMU, its boot, its
 # kernel stalled or panicked), a new lab runs the suites from the one it cut
 # short on, up to LAB_RETRIES times; the results of the suites before it
@@ -221,6 +231,18 @@ svm_lab_timing() {
 
 svm_lab_main() {
 	svm_lab_part "" "$O/tests/system-lab.log" " timing"
+}
+
+# The exact suite under --exact step in a lab of its own (system_exact_step):
+# there CPL3 and handlers are stepped, which kvm_pvm cannot.
+svm_lab_exact_step() {
+	echo "== $(lab_what ", exact suite under --exact step")"
+	export PMUVM_EXTRA_ARGS="--exact step" PMUVM_TESTS_SUITES=exact
+	export PMUVM_LAB_SILENCE=$SILENCE_MAIN
+	lab_exec "$O/tests/system-lab-step.log"
+	unset PMUVM_EXTRA_ARGS PMUVM_TESTS_SUITES PMUVM_LAB_SILENCE
+	count_log "$O/tests/system-lab-step.log" "$(lab_what ", exact suite under --exact step")" \
+		"$run_st" tests/lab/known-failures
 }
 
 # The Linux guests' images, packed here before the lab boots and named to
@@ -330,6 +352,7 @@ system_labs() {
 		(vmx_lab_run >/dev/null) &
 		vmx_pid=$!
 		svm_lab_main
+		svm_lab_exact_step
 		svm_lab_linux
 		wait "$vmx_pid"
 		echo "== $vmx_what"
@@ -339,6 +362,7 @@ system_labs() {
 	elif [ "$svm" = 1 ]; then
 		svm_lab_timing
 		svm_lab_main
+		svm_lab_exact_step
 		svm_lab_linux
 	elif [ "$vmx" = 1 ]; then
 		linux_images
@@ -356,6 +380,8 @@ else
 	run_check "unit tests" "$O/tests/unit.log" "" "$O/tests/unit-tests"
 	if ! why=$(scripts/kvm-unusable); then
 		system_native
+		system_exact_step "system tests on this machine's KVM ($(kvm_module))" \
+			"$O/tests/system-native-step.log" ""
 	else
 		echo "pmuvm: $why: the system tests run in the labs"
 		system_labs

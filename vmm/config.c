@@ -76,12 +76,13 @@ static const char usage_text[] =
 "                         or from retired instructions x --cpi (model: stepped,\n"
 "                         deterministic)\n"
 "  --cpi X                cycles per instruction for --cycles model (default 1.0)\n"
-"  --exact step|emulate|off  instructions and branches counted exactly by\n"
-"                         single-stepping (step, default; also 'on'), the\n"
+"  --exact emulate|step|off  instructions and branches counted exactly: the\n"
 "                         counted code run in an emulator and single-stepped\n"
-"                         where it cannot run there (emulate: much faster), or\n"
-"                         not offered (off: the guest runs at full speed;\n"
-"                         Intel's CPUID marks them unavailable)\n"
+"                         where it cannot run there (emulate, default; also\n"
+"                         'on'), every instruction single-stepped (step: the\n"
+"                         slow reference), or not offered (off: the guest\n"
+"                         runs at full speed; Intel's CPUID marks them\n"
+"                         unavailable)\n"
 "  --event-filter FILE    allow/deny list of events, as KVM_SET_PMU_EVENT_FILTER\n"
 "  --pebs on|off          DS save area and PEBS records (default on; needs\n"
 "                         --pmu-version 2 or later, else off)\n"
@@ -276,6 +277,7 @@ static void config_defaults(struct pmuvm_config *cfg)
 	cfg->cycles = CYCLES_CLOCK;
 	cfg->cpi = 1.0;
 	cfg->exact = true;
+	cfg->exact_emulate = true;
 	cfg->pmu.version = 5;
 	cfg->pmu.nr_gp = 8;
 	cfg->pmu.gp_width = 48;
@@ -399,14 +401,14 @@ static int parse_pmu_opt(struct pmuvm_config *cfg, int opt, const char *arg, str
 		cfg->event_filter_path = arg;
 		return 0;
 	case OPT_EXACT:
-		if (!strcmp(arg, "emulate") || !strcmp(arg, "step")) {
+		if (!strcmp(arg, "emulate") || !strcmp(arg, "on") || !strcmp(arg, "step")) {
 			cfg->exact = true;
-			cfg->exact_emulate = arg[0] == 'e';
+			cfg->exact_emulate = arg[0] != 's';
 			return 0;
 		}
-		cfg->exact_emulate = false;
-		if (!strcmp(arg, "on") || !strcmp(arg, "off")) {
-			cfg->exact = arg[1] == 'n';
+		if (!strcmp(arg, "off")) {
+			cfg->exact = false;
+			cfg->exact_emulate = false;
 			return 0;
 		}
 		pr_err("--exact: '%s' is not 'emulate', 'step', 'on' or 'off'", arg);

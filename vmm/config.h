@@ -59,14 +59,15 @@ struct pmuvm_config {
 	enum cycles_mode cycles;
 	double cpi;
 	/*
-	 * --exact step (default, also "on"): instructions and branches
-	 * counted exactly by single-stepping; emulate: the counted code run in
-	 * an emulator where it can be and single-stepped where not. off: not
+	 * --exact emulate (default, also "on"): instructions and branches
+	 * counted exactly, the counted code run in an emulator where it can be
+	 * and single-stepped where not; step: every instruction single-stepped.
+	 * off: not
 	 * offered (Intel's CPUID.0AH marks them unavailable), so a guest's
 	 * counters cost nothing (docs/counting.md, "Exact counting off").
 	 */
 	bool exact;
-	bool exact_emulate;		/* --exact emulate */
+	bool exact_emulate;		/* --exact emulate or on (default) */
 	const char *event_filter_path;	/* NULL: no filter */
 	struct vpmu_filter event_filter;	/* loaded from it by config_parse() */
 	/*

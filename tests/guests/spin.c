@@ -5,7 +5,8 @@
  * first, then by "mode=N" on the command line:
  *   mode=0  (default) halts with interrupts off: no work, no exits
  *   mode=1  counts instructions retired at OS in GP counter 0 and loops, so
- *           every instruction is single-stepped (vmm/exact)
+ *           every instruction is counted exactly (vmm/exact: emulated by
+ *           default, stepped under --exact step)
  *   mode=2  prints numbered lines, one after another, forever
  */
 #include "pmu_common.h"

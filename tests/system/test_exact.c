@@ -937,16 +937,44 @@ START_TEST(test_exact_page_mapped_late)
 }
 END_TEST
 
-/* exact_count's rules hold under the emulation engine as under stepping (test_exact_retirement_rules). */
-START_TEST(test_exact_retirement_rules_emulated)
+/*
+ * exact_count's rules hold under the stepping engine as under the default
+ * (test_exact_retirement_rules): stepped, the emulator runs nothing.
+ */
+START_TEST(test_exact_retirement_rules_stepped)
 {
 	struct pmuvm_result r;
 
 	REQUIRE_KVM();
-	pmuvm_run(&r, "--exact", "emulate", "--timeout", "60", guest_path("exact_count"));
-	expect_guest_pass(&r, "exact_count --exact emulate");
+	pmuvm_run(&r, "--exact", "step", "--timeout", "60", guest_path("exact_count"));
+	expect_guest_pass(&r, "exact_count --exact step");
 	expect_guest_ok(&r, "exact_count");
-	ck_assert_uint_gt(json_u64(r.report, "vcpus.0.debug.exact.emulate.instructions"), 0);
+	ck_assert_str_eq(json_object_get_string(json_get(r.report, "vcpus.0.debug.exact.engine")),
+			 "step");
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/*
+ * 100M instructions counted at CPL0 under the emulation engine: bench_exact's
+ * loop of 50M `dec; jnz` iterations in fixed counter 0, exact (the guest
+ * checks 100,000,000 + its 13 timing instructions), nearly all of them
+ * emulated (docs/counting.md, "The emulation engine").
+ */
+START_TEST(test_exact_100m_cpl0)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--exact", "emulate", "--timeout", "280", "--append",
+		  "sizes=100000000 reps=1", guest_path("bench_exact"));
+	expect_guest_pass(&r, "bench_exact 100M");
+	ck_assert_msg(strstr(r.out, "bench: exact size=100000000 rep=0 insns=100000013 "),
+		      "stdout: %s", r.out);
+	ck_assert_str_eq(json_object_get_string(json_get(r.report, "vcpus.0.debug.exact.engine")),
+			 "emulate");
+	ck_assert_uint_gt(json_u64(r.report, "vcpus.0.debug.exact.emulate.instructions"),
+			  99000000);
 	pmuvm_result_free(&r);
 }
 END_TEST
@@ -1028,11 +1056,15 @@ static Suite *exact_suite(void)
 	tc = tcase_create("engines");
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, test_exact_engines_agree, 0, 8);
-	tcase_add_test(tc, test_exact_retirement_rules_emulated);
+	tcase_add_test(tc, test_exact_retirement_rules_stepped);
 	tcase_add_loop_test(tc, test_exact_branch_umasks_per_part, 0, 5);
 	tcase_add_loop_test(tc, test_exact_scatter_shapes, 0,
 			    sizeof(scatter_shapes) / sizeof(scatter_shapes[0]));
 	tcase_add_test(tc, test_exact_page_mapped_late);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("emulate_100m");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_exact_100m_cpl0);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pmi_resume");
 	tcase_set_timeout(tc, 300);

@@ -764,8 +764,9 @@ static char *progress_run(const char *const *argv, bool ask)
  */
 START_TEST(test_progress)
 {
-	const char *loud[] = { "--append", "mode=1", guest_path("spin"), NULL };
-	const char *quiet[] = { "-q", "--append", "mode=1", guest_path("spin"), NULL };
+	const char *loud[] = { "--exact", "step", "--append", "mode=1", guest_path("spin"), NULL };
+	const char *quiet[] = { "-q", "--exact", "step", "--append", "mode=1", guest_path("spin"),
+				NULL };
 	unsigned long long n = 0;
 	double t = 0;
 	char *err;
@@ -784,13 +785,12 @@ START_TEST(test_progress)
 END_TEST
 
 /*
- * Under the emulation engine the line counts the instructions the emulator
- * ran as well as those stepped, and says how many it emulated.
+ * Under the emulation engine (the default) the line counts the instructions
+ * the emulator ran as well as those stepped, and says how many it emulated.
  */
 START_TEST(test_progress_emulated)
 {
-	const char *argv[] = { "-q", "--exact", "emulate", "--append", "mode=1", guest_path("spin"),
-			       NULL };
+	const char *argv[] = { "-q", "--append", "mode=1", guest_path("spin"), NULL };
 	unsigned long long n = 0, emulated = 0, rate;
 	unsigned int count = 0;
 	char *err, *line, end;
@@ -815,7 +815,7 @@ END_TEST
  */
 START_TEST(test_progress_tty)
 {
-	const char *argv[] = { "--append", "mode=1", guest_path("spin"), NULL };
+	const char *argv[] = { "--exact", "step", "--append", "mode=1", guest_path("spin"), NULL };
 	char text[8192], *line, *term;
 	size_t len = 0;
 	struct proc p;
