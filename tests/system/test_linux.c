@@ -64,8 +64,6 @@ static void drop_cr(char *s)
  * takes many minutes, so the lab runs these tests. Asked of pmuvm itself
  * (its start-up probe, the report's debug.host), once per test process.
  */
-static unsigned long long host_exit_cost_ns;	/* debug.host.exit_cost_ns of that probe */
-
 static const char *linux_boot_unsuitable(void)
 {
 	static char why[256];
@@ -77,7 +75,6 @@ static const char *linux_boot_unsuitable(void)
 	known = 1;
 	pmuvm_run(&r, guest_path("boot"));
 	ck_assert_msg(r.report, "boot guest: no report (status %d)\n%s", r.status, r.err);
-	host_exit_cost_ns = json_u64(r.report, "debug.host.exit_cost_ns");
 	if (json_object_get_boolean(json_get(r.report, "debug.host.kernel_mode_emulated")))
 		snprintf(why, sizeof(why),
 			 "this host's KVM emulates guest kernel mode (debug.host.kernel_mode_slowdown %llu): a Linux boot takes many minutes here; make check-lab runs it",
@@ -445,30 +442,29 @@ START_TEST(test_linux_papi)
 END_TEST
 
 /*
- * Steps a host must take faster than this for test_linux_perf_kernel:
- * counting kernel mode steps all of an exec, its exit and the interrupts
- * between (docs/linux-guests.md, "Counting kernel mode").
- */
-#define KERNEL_STEP_MAX_EXIT_NS	20000ULL
-
-/*
- * perf stat's events in user and kernel mode on 1 vCPU: none "not
- * supported", with the kernel stepped as well as user mode.
+ * perf stat's events in user and kernel mode on 1 vCPU, the kernel's
+ * instructions counted by the emulation engine as well as user mode's
+ * (docs/linux-guests.md, "Counting kernel mode"): none "not supported", and
+ * more instructions and branches than the loop's user-mode 20004 and 10001
+ * (the exec and exit of /loop in the kernel count too).
  */
 START_TEST(test_linux_perf_kernel)
 {
+	unsigned long long cycles, insns, branches;
 	struct pmuvm_result r;
 	char v[512];
 
 	REQUIRE_KVM();
-	if (!linux_boot_unsuitable() && host_exit_cost_ns > KERNEL_STEP_MAX_EXIT_NS)
-		TEST_SKIP("an exit to pmuvm costs %llu us here (debug.host.exit_cost_ns): a stepped kernel exec outlasts the guest's timer period and livelocks on its interrupts (docs/linux-guests.md, \"Counting kernel mode\")",
-			  host_exit_cost_ns / 1000);
 	if (!linux_boot(&r, &(struct linux_boot){ .pmu = linux_cases[_i].pmu, .perf = true,
-						  .end = "poweroff", .checks = "perf-kernel" }))
+						  .end = "poweroff", .checks = "perf-kernel",
+						  .exact = "emulate" }))
 		return;
 	ck_assert_str_eq(perf_line(&r, "pmuvm-linux: perf stat all: ", v, sizeof(v)),
 			 "status 0 not supported 0");
+	perf_line(&r, "pmuvm-linux: perf stat all values: ", v, sizeof(v));
+	ck_assert_msg(sscanf(v, "cycles=%llu instructions=%llu branches=%llu", &cycles, &insns,
+			     &branches) == 3, "perf stat all: %s", v);
+	ck_assert_msg(cycles > 0 && insns > 20004 && branches > 10001, "perf stat all: %s", v);
 	ck_assert_msg(r.status == 0, "status %d\n%s", r.status, tail(r.err, 2000));
 	pmuvm_result_free(&r);
 }

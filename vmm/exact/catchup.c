@@ -166,9 +166,10 @@ void exact_catch_up_event(struct vcpu *vcpu, const struct kvm_sregs *s, uint64_t
 
 /*
  * After a stepped IRET or SYSRET: where it was to return to (x->iret_frame),
- * and the instructions that ran there within the step. Where the host
- * cannot step CPL3 (kvm_pvm), user code returned to runs free until it
- * comes back, uncounted.
+ * and the instructions that ran there within the step, at the CPL returned
+ * to (one that set TF from the frame or R11 traps only after the next
+ * instruction, SDM vol. 3B 17.3.1.4). Where the host cannot step CPL3
+ * (kvm_pvm), user code returned to runs free until it comes back, uncounted.
  */
 void exact_catch_up_return(struct vcpu *vcpu, const struct kvm_sregs *s, const struct kvm_regs *r)
 {
@@ -179,6 +180,6 @@ void exact_catch_up_return(struct vcpu *vcpu, const struct kvm_sregs *s, const s
 	if ((x->iret_frame[1] & 3) == 3 && !vcpu->vm->pmu->caps.user_step) {
 		/* It runs free until it comes back. */
 		x->user_runs_uncounted += exact_user_lost(vcpu);
-	} else if (r->rip != x->iret_frame[0] && x->cpl == sregs_cpl(s))
+	} else if (r->rip != x->iret_frame[0] && (x->iret_frame[1] & 3) == sregs_cpl(s))
 		exact_catch_up(vcpu, s, x->iret_frame[0], r->rip, r->rsp);
 }

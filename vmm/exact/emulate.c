@@ -51,6 +51,12 @@
 #define EMULATE_SLICE_IF_OFF_NS	10000000ULL
 #define EMULATE_SLICE_CHECK	4096u
 /*
+ * A slice that ends inside a REP string instruction ends after it, within
+ * this: KVM would step the rest an iteration at a time, an exit each, far
+ * slower in guest time than the emulator's iterations.
+ */
+#define EMULATE_REP_GRACE_NS	1000000000ULL
+/*
  * A stretch shorter than this costs more than stepping its instructions
  * (the state goes to the emulator and back): after one, the next
  * instructions are stepped, twice as many after each short one in a row,
@@ -397,10 +403,10 @@ static bool emulate_insn(void *opaque, uint64_t rip)
 {
 	struct exact_emulate *m = opaque;
 	const struct emulate_decode *in;
-
 	/* A REP string instruction comes back for each iteration: it retires once, at its end. */
-	if (m->have_prev && !((m->prev->insn.flags & INSN_REP) && rip == m->prev_rip) &&
-	    !emulate_retire_prev(m, rip))
+	bool rep_more = m->have_prev && (m->prev->insn.flags & INSN_REP) && rip == m->prev_rip;
+
+	if (m->have_prev && !rep_more && !emulate_retire_prev(m, rip))
 		return emulate_stop(m, EMULATE_STOP_PMI);
 	in = emulate_decode(m, rip);
 	if (!in)
@@ -410,9 +416,14 @@ static bool emulate_insn(void *opaque, uint64_t rip)
 	if ((in->insn.flags & INSN_LOCKED) && m->vcpu->vm->nr_vcpus > 1)
 		return emulate_stop(m, EMULATE_STOP_LOCKED);
 	if (!m->budget--) {
-		if (emulate_now_ns() >= m->deadline_ns)
-			return emulate_stop(m, EMULATE_STOP_SLICE);
+		uint64_t now = emulate_now_ns();
+
+		/* Inside a REP string instruction: checked at each iteration. */
 		m->budget = EMULATE_SLICE_CHECK;
+		if (now >= m->deadline_ns && rep_more && now < m->deadline_ns + EMULATE_REP_GRACE_NS)
+			m->budget = 0;
+		else if (now >= m->deadline_ns)
+			return emulate_stop(m, EMULATE_STOP_SLICE);
 	}
 	if (!m->have_prev) {
 		m->prev = in;
@@ -931,6 +942,9 @@ static bool emulate_stretch(struct vcpu *vcpu, struct exact_emulate *m)
 	} else {
 		m->backoff = 0;
 	}
+	pr_debug("vCPU %d: emulated cpl%u %llu instructions -> %llx: %s", vcpu->id, x->cpl,
+		 (unsigned long long)m->stretch_insns, (unsigned long long)r->rip,
+		 exact_emulate_stop_name(m->stop));
 	st->stretches++;
 	st->stops[m->stop]++;
 	st->insns += m->stretch_insns;

@@ -39,7 +39,11 @@ void exact_rearm(struct vcpu *vcpu)
  * sets TF, SDM vol. 3B 17.3.1.4). A kernel entered unstepped (no TF saved
  * in R11: counting enabled inside it) returns with TF clear, and its user
  * code would run unstepped. So R11 gets TF for that one step, and loses it
- * again after: the user code sees the R11 it had.
+ * again after: the user code sees the R11 it had. KVM adds its stepping TF
+ * to the RFLAGS userspace sets only at the RIP single-stepping was set up
+ * at (__kvm_set_rflags()), so the change goes in with the guest debug state
+ * again: else SYSRET would start with TF clear, set it from R11, and trap
+ * only after the next instruction, as VMX does (SDM vol. 3B 17.3.1.4).
  */
 void exact_sysret_tf(struct vcpu *vcpu, struct kvm_regs *r, bool set)
 {
@@ -58,7 +62,7 @@ void exact_sysret_tf(struct vcpu *vcpu, struct kvm_regs *r, bool set)
 		r->r11 &= ~X86_RFLAGS_TF;
 		x->sysret_tf = false;
 	}
-	vcpu_state_changed(vcpu);
+	vcpu_state_changed_stepping(vcpu);
 }
 
 /* Clears TF in the RFLAGS image the guest keeps at `la`; true if it was set. */
