@@ -955,6 +955,17 @@ START_TEST(test_exact_retirement_rules_stepped)
 }
 END_TEST
 
+/* `guest` with `append` under --exact emulate, passed, with the engine it names in its report. */
+static void run_emulated(struct pmuvm_result *r, const char *guest, const char *append,
+			 const char *timeout)
+{
+	pmuvm_run(r, "--exact", "emulate", "--timeout", timeout, "--append", append,
+		  guest_path(guest));
+	expect_guest_pass(r, guest);
+	ck_assert_str_eq(json_object_get_string(json_get(r->report, "vcpus.0.debug.exact.engine")),
+			 "emulate");
+}
+
 /*
  * REP string instructions long enough that the emulation engine's slices
  * end inside them (exact_rep: 256 KiB each, interrupts enabled) run to
@@ -967,11 +978,7 @@ START_TEST(test_exact_rep_in_emulator)
 	struct pmuvm_result r;
 
 	REQUIRE_KVM();
-	pmuvm_run(&r, "--exact", "emulate", "--timeout", "120", "--append",
-		  "size=262144 rounds=4", guest_path("exact_rep"));
-	expect_guest_pass(&r, "exact_rep");
-	ck_assert_str_eq(json_object_get_string(json_get(r.report, "vcpus.0.debug.exact.engine")),
-			 "emulate");
+	run_emulated(&r, "exact_rep", "size=262144 rounds=4", "120");
 	ck_assert_uint_lt(json_u64(r.report, "vcpus.0.debug.exact.steps"), 1000);
 	pmuvm_result_free(&r);
 }
@@ -988,13 +995,9 @@ START_TEST(test_exact_100m_cpl0)
 	struct pmuvm_result r;
 
 	REQUIRE_KVM();
-	pmuvm_run(&r, "--exact", "emulate", "--timeout", "280", "--append",
-		  "sizes=100000000 reps=1", guest_path("bench_exact"));
-	expect_guest_pass(&r, "bench_exact 100M");
+	run_emulated(&r, "bench_exact", "sizes=100000000 reps=1", "280");
 	ck_assert_msg(strstr(r.out, "bench: exact size=100000000 rep=0 insns=100000013 "),
 		      "stdout: %s", r.out);
-	ck_assert_str_eq(json_object_get_string(json_get(r.report, "vcpus.0.debug.exact.engine")),
-			 "emulate");
 	ck_assert_uint_gt(json_u64(r.report, "vcpus.0.debug.exact.emulate.instructions"),
 			  99000000);
 	pmuvm_result_free(&r);
