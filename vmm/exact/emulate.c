@@ -463,14 +463,18 @@ static bool emulate_may_enter(struct vcpu *vcpu, struct exact_emulate *m,
 			      const struct kvm_regs *r, const struct kvm_sregs *s)
 {
 	const struct exact_state *x = vcpu->pmu->exact;
+	/* A REP string instruction stepped an iteration: the emulator runs the rest. */
+	bool rep_more = x->pending && (x->insn.flags & INSN_REP) &&
+			!(x->insn.flags & INSN_SYSTEM) && r->rip == x->rip;
 	struct kvm_vcpu_events ev;
 	unsigned int cpl = sregs_cpl(s);
 
-	if (m->hold) {
+	if (m->hold && !rep_more) {
 		m->hold--;
 		return false;
 	}
-	if (x->pending || emulate_exit_in_flight(vcpu) || insn_mode_of(s) != INSN_MODE_64 ||
+	if ((x->pending && !rep_more) || emulate_exit_in_flight(vcpu) ||
+	    insn_mode_of(s) != INSN_MODE_64 ||
 	    (r->rflags & X86_RFLAGS_TF))
 		return false;
 	if (cpl == 1 || cpl == 2 || (cpl == 3 && !vcpu->vm->pmu->caps.user_step))
