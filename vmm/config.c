@@ -42,7 +42,7 @@ static const char usage_text[] =
 "  --profile FILE         record counter overflows and write a symbolized profile\n"
 "  --profile-folded FILE  ...and their stacks, folded for flame-graph tools\n"
 "                         (each FILE above may be '-', standard output)\n"
-"  -q, --quiet            no progress line while a guest is single-stepped\n"
+"  -q, --quiet            no progress line while a guest is counted exactly\n"
 "                         (SIGUSR1 still prints it)\n"
 "  -v, --verbose          log unhandled guest accesses once each, registers at\n"
 "                         --timeout (-vv: more, and the stacks)\n"
