@@ -62,9 +62,8 @@ struct pmuvm_config {
 	 * --exact emulate (default, also "on"): instructions and branches
 	 * counted exactly, the counted code run in an emulator where it can be
 	 * and single-stepped where not; step: every instruction single-stepped.
-	 * off: not
-	 * offered (Intel's CPUID.0AH marks them unavailable), so a guest's
-	 * counters cost nothing (docs/counting.md, "Exact counting off").
+	 * off: not offered (Intel's CPUID.0AH marks them unavailable), so a
+	 * guest's counters cost nothing (docs/counting.md, "Exact counting off").
 	 */
 	bool exact;
 	bool exact_emulate;		/* --exact emulate or on (default) */
