@@ -262,28 +262,17 @@ linux_images() {
 	export PMUVM_LINUX_IMAGES="$li"
 }
 
-# pmuvm run's tests (linux-run, tests/system/test_run.c: eleven Linux
-# boots, about 22 minutes in the lab) run in a third lab with
-# PMUVM_LAB_RUN=1 only: with the others they outlast CI's time (two SVM
-# labs side by side on two CPUs made timing checks fail). Otherwise they
-# are one counted skip, with that reason.
+# The Linux guests (linux-boot, tests/system/test_linux.c) and pmuvm run's
+# tests (linux-run, tests/system/test_run.c), in one lab. The kernel pmuvm
+# run boots is fetched here first (apt-get download): the lab has no
+# network.
 svm_lab_linux() {
 	linux_images
-	export CK_INCLUDE_TAGS=linux-boot PMUVM_LAB_SILENCE=$SILENCE_LINUX
-	system_lab ", Linux guests" "$O/tests/system-lab-linux.log"
+	"$O/libexec/pmuvm-kernel" "$O/libexec/pmuvm-run-init" >/dev/null ||
+		echo "pmuvm: no kernel for pmuvm run: its tests skip"
+	export CK_INCLUDE_TAGS="linux-boot linux-run" PMUVM_LAB_SILENCE=$SILENCE_LINUX
+	system_lab ", Linux guests and pmuvm run" "$O/tests/system-lab-linux.log"
 	unset CK_INCLUDE_TAGS PMUVM_LAB_SILENCE
-	if [ "${PMUVM_LAB_RUN:-0}" = 1 ]; then
-		# The kernel pmuvm run boots, fetched here (apt-get download):
-		# the lab has no network.
-		"$O/libexec/pmuvm-kernel" "$O/libexec/pmuvm-run-init" >/dev/null ||
-			echo "pmuvm: no kernel for pmuvm run: its tests skip"
-		export CK_INCLUDE_TAGS=linux-run
-		system_lab ", pmuvm run" "$O/tests/system-lab-run.log"
-		unset CK_INCLUDE_TAGS
-	else
-		skip=$((skip + 1))
-		echo "   skipped: pmuvm run's tests in the lab (tests/system/test_run.c): about 22 minutes there, beyond CI's time with the rest; PMUVM_LAB_RUN=1 make check-lab runs them"
-	fi
 }
 
 # The VMX lab's share of the system suites (PMUVM_VMX_SUITES replaces it;

@@ -22,8 +22,8 @@ void test_suite_register(test_suite_fn fn);
 /*
  * Check tags (tcase_set_tags) by which scripts/run-tests.sh splits the
  * system tests among labs (tests/lab/README.md):
- * TEST_TAG_LINUX_BOOT and TEST_TAG_LINUX_RUN boot Linux, each half in a lab
- * of its own; TEST_TAG_LINUX_VMX boots Linux for the VMX lab's share, with
+ * TEST_TAG_LINUX_BOOT and TEST_TAG_LINUX_RUN boot Linux, in a lab of their
+ * own; TEST_TAG_LINUX_VMX boots Linux for the VMX lab's share, with
  * checks that a linux-boot test makes as well, so no SVM lab runs it;
  * TEST_TAG_KVM_NEUTRAL test pmuvm's own code above KVM (options,
  * outputs, guest results, filters, QEMU's runs, the benchmark hooks, the

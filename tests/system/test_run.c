@@ -40,7 +40,7 @@ static const char *run_unsuitable(void)
 	ck_assert_msg(r.report, "boot guest: no report (status %d)\n%s", r.status, r.err);
 	if (json_object_get_boolean(json_get(r.report, "debug.host.kernel_mode_emulated")))
 		snprintf(why, sizeof(why),
-			 "this host's KVM emulates guest kernel mode (debug.host.kernel_mode_slowdown %llu): a Linux boot takes many minutes here; PMUVM_LAB_RUN=1 make check-lab runs it",
+			 "this host's KVM emulates guest kernel mode (debug.host.kernel_mode_slowdown %llu): a Linux boot takes many minutes here; make check-lab runs it",
 			 (unsigned long long)json_u64(r.report, "debug.host.kernel_mode_slowdown"));
 	pmuvm_result_free(&r);
 	if (!why[0] && access("/usr/lib/qemu/virtiofsd", X_OK) && access("/usr/libexec/virtiofsd", X_OK))
@@ -67,10 +67,9 @@ static const char *test_dir(const char *name)
 
 /*
  * `script` under sh in `dir`, with $PMUVM pmuvm and $SRC the source tree;
- * standard input /dev/null unless the script says otherwise. False (after
- * test_skip()) when pmuvm run found no kernel here.
+ * standard input /dev/null unless the script says otherwise.
  */
-static bool run_sh(struct pmuvm_result *r, const char *dir, const char *script)
+static void sh_in(struct pmuvm_result *r, const char *dir, const char *script)
 {
 	char pmuvm[600], src[600], full[4096], cwd[512];
 	const char *env[] = { pmuvm, src, NULL };
@@ -81,7 +80,13 @@ static bool run_sh(struct pmuvm_result *r, const char *dir, const char *script)
 	snprintf(src, sizeof(src), "SRC=%s", cwd);
 	snprintf(full, sizeof(full), "cd '%s' && exec </dev/null && %s", dir, script);
 	ck_assert_int_eq(cmd_run(r, env, RUN_LIMIT_S, (const char *const[]){ "sh", "-c", full, NULL }), 0);
-	if (r->status == 14 && strstr(r->err, "pmuvm-kernel:")) {
+}
+
+/* sh_in(); false (after test_skip()) when pmuvm run found no kernel here. */
+static bool run_sh(struct pmuvm_result *r, const char *dir, const char *script)
+{
+	sh_in(r, dir, script);
+	if (r->status == 14 && strstr(r->err, "pmuvm: run: no kernel:")) {
 		test_skip("pmuvm run: no kernel: %.*s", (int)strcspn(r->err, "\n"), r->err);
 		pmuvm_result_free(r);
 		return false;
@@ -210,6 +215,49 @@ START_TEST(test_run_perf_stat_exact)
 }
 END_TEST
 
+/* The value of perf stat -x's line for `event` in `out`, or -1 if none counted it. */
+static long long stat_value(const char *out, const char *event)
+{
+	char key[64];
+	const char *p;
+
+	snprintf(key, sizeof(key), ",,%s,", event);
+	p = strstr(out, key);
+	if (!p)
+		return -1;
+	while (p > out && p[-1] != '\n')
+		p--;
+	return *p >= '0' && *p <= '9' ? strtoll(p, NULL, 10) : -1;
+}
+
+/*
+ * The README's first session: perf stat with its default events, the
+ * kernel's instructions counted too. Cycles, instructions and branches are
+ * counted (the loop's user-mode 20,004 and 10,001 are part of them);
+ * branch misses are not offered.
+ */
+START_TEST(test_run_perf_stat_default)
+{
+	struct pmuvm_result r;
+	long long insns, branches, cycles;
+
+	REQUIRE_RUN();
+	if (!run_sh(&r, test_dir("statdef"),
+		    "cc -nostdlib -static -o loop \"$SRC/tests/linux/loop.S\" && "
+		    "\"$PMUVM\" run -- perf stat -x, ./loop"))
+		return;
+	ck_assert_msg(r.status == 0, "status %d\n%s%s", r.status, r.out, r.err);
+	insns = stat_value(r.out, "instructions");
+	branches = stat_value(r.out, "branches");
+	cycles = stat_value(r.out, "cycles");
+	ck_assert_msg(insns > 20004 && insns < 10000000, "instructions %lld\n%s", insns, r.out);
+	ck_assert_msg(branches > 10001 && branches < insns, "branches %lld\n%s", branches, r.out);
+	ck_assert_msg(cycles > 0, "cycles %lld\n%s", cycles, r.out);
+	ck_assert_msg(strstr(r.out, "<not supported>,,branch-misses,"), "%s", r.out);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 /*
  * perf record in the guest, perf report here: the first record only lets
  * the kernel learn its PMI cost, and both sample at 1000 Hz, which the lab
@@ -233,7 +281,10 @@ START_TEST(test_run_perf_record)
 }
 END_TEST
 
-/* rr record in one VM, rr replay -a in another, the trace in the shared directory. */
+/*
+ * rr record in one VM, rr replay -a in another, two vCPUs each; the trace
+ * in the shared directory.
+ */
 START_TEST(test_run_rr)
 {
 	struct pmuvm_result r;
@@ -243,8 +294,8 @@ START_TEST(test_run_rr)
 		TEST_SKIP("rr not installed (make deps-check)");
 	if (!run_sh(&r, test_dir("rr"),
 		    "cc -O1 -o hot \"$SRC/tests/linux/hot.c\" && export _RR_TRACE_DIR=$PWD/traces && "
-		    "\"$PMUVM\" run --pmu-version 4 -- rr record ./hot 100000 && "
-		    "echo replay && \"$PMUVM\" run --pmu-version 4 -- rr replay -a"))
+		    "\"$PMUVM\" run --cpus 2 --pmu-version 4 -- rr record ./hot 100000 && "
+		    "echo replay && \"$PMUVM\" run --cpus 2 --pmu-version 4 -- rr replay -a"))
 		return;
 	ck_assert_msg(r.status == 0, "status %d\n%s%s", r.status, r.out, r.err);
 	ck_assert_msg(strstr(r.out, "replay\n") && strstr(strstr(r.out, "replay\n"), "hot: "),
@@ -253,6 +304,9 @@ START_TEST(test_run_rr)
 }
 END_TEST
 
+/* Four threads on two vCPUs; then perf stat there, exact as on one. */
+#define THREADS_OUT "threads: 4 cpus 2 sum 4000000\n"
+
 START_TEST(test_run_threads)
 {
 	struct pmuvm_result r;
@@ -260,11 +314,46 @@ START_TEST(test_run_threads)
 	REQUIRE_RUN();
 	if (!run_sh(&r, test_dir("threads"),
 		    "cc -O1 -pthread -o threads \"$SRC/tests/linux/threads.c\" && "
-		    "\"$PMUVM\" run --cpus 2 -- ./threads"))
+		    "cc -nostdlib -static -o loop \"$SRC/tests/linux/loop.S\" && "
+		    "\"$PMUVM\" run --cpus 2 -- sh -c "
+		    "'./threads && perf stat -x, -e instructions:u,branches:u ./loop'"))
 		return;
 	ck_assert_msg(r.status == 0, "status %d\n%s%s", r.status, r.out, r.err);
-	ck_assert_str_eq(r.out, "threads: 4 cpus 2 sum 4000000\n");
+	ck_assert_msg(!strncmp(r.out, THREADS_OUT, strlen(THREADS_OUT)), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "\n20004,,instructions:u,"), "%s", r.out);
+	ck_assert_msg(strstr(r.out, "\n10001,,branches:u,"), "%s", r.out);
 	pmuvm_result_free(&r);
+}
+END_TEST
+
+/*
+ * The one-line errors (docs/run.md, "Errors"), before any kernel boots:
+ * here on every machine, KVM or not. A virtiofsd named that is not there;
+ * an unreadable --kernel (PMUVM_VIRTIOFSD=/bin/true stands for a server,
+ * which is looked for before the kernel); a current directory that was
+ * removed.
+ */
+static void run_error(const char *dir, const char *script, const char *line)
+{
+	struct pmuvm_result r;
+
+	sh_in(&r, dir, script);
+	ck_assert_msg(r.status == 14, "%s: status %d\n%s%s", script, r.status, r.out, r.err);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_str_eq(r.err, line);
+	pmuvm_result_free(&r);
+}
+
+START_TEST(test_run_errors)
+{
+	const char *dir = test_dir("errors");
+
+	run_error(dir, "PMUVM_VIRTIOFSD=/nonexistent/virtiofsd \"$PMUVM\" run -- true",
+		  "pmuvm: run: PMUVM_VIRTIOFSD=/nonexistent/virtiofsd: not an executable file\n");
+	run_error(dir, "PMUVM_VIRTIOFSD=/bin/true \"$PMUVM\" run --kernel /nonexistent/vmlinuz -- true",
+		  "pmuvm: run: no kernel: --kernel /nonexistent/vmlinuz: cannot read it\n");
+	run_error(dir, "mkdir gone && cd gone && rmdir ../gone && \"$PMUVM\" run -- true",
+		  "pmuvm: run: the current directory cannot be shared: No such file or directory\n");
 }
 END_TEST
 
@@ -272,6 +361,11 @@ static Suite *run_suite(void)
 {
 	Suite *s = suite_create("run");
 	TCase *tc = tcase_create("run");
+	TCase *errors = tcase_create("errors");
+
+	tcase_set_tags(errors, TEST_TAG_KVM_NEUTRAL);
+	tcase_add_test(errors, test_run_errors);
+	suite_add_tcase(s, errors);
 
 	tcase_set_tags(tc, TEST_TAG_LINUX_RUN);
 	tcase_set_timeout(tc, 4 * RUN_LIMIT_S);
@@ -282,6 +376,7 @@ static Suite *run_suite(void)
 	tcase_add_test(tc, test_run_terminal_ctrl_c);
 	tcase_add_test(tc, test_run_writes_cwd);
 	tcase_add_test(tc, test_run_perf_stat_exact);
+	tcase_add_test(tc, test_run_perf_stat_default);
 	tcase_add_test(tc, test_run_perf_record);
 	tcase_add_test(tc, test_run_rr);
 	tcase_add_test(tc, test_run_threads);

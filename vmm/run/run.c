@@ -37,6 +37,7 @@ static struct {
 	char sockdir[PATH_MAX];
 	char cwd[PATH_MAX];
 	char append[4096];
+	const char *fsd_bin;		/* virtiofsd, found before the kernel */
 	struct virtiofsd fsd[FS_NR];
 	uint8_t *spec;
 	size_t spec_len;
@@ -165,13 +166,9 @@ static void run_cleanup(void)
 static int run_shares(struct pmuvm_config *cfg)
 {
 	static const char *const tags[FS_NR] = { "root", "cwd" };
-	const char *bin = virtiofsd_find(), *tmp = getenv("XDG_RUNTIME_DIR");
+	const char *tmp = getenv("XDG_RUNTIME_DIR");
 	unsigned int i, nr_user = cfg->nr_virtiofs;
 
-	if (!bin) {
-		pr_err("run: virtiofsd not found (Debian: apt-get install qemu-system-common; or set PMUVM_VIRTIOFSD)");
-		return PMUVM_EXIT_HOST_ERROR;
-	}
 	if (nr_user + FS_NR > PMUVM_MAX_VIRTIOFS) {
 		pr_err("--virtiofs: pmuvm run takes at most %d besides its own two", PMUVM_MAX_VIRTIOFS - FS_NR);
 		return PMUVM_EXIT_USAGE;
@@ -187,7 +184,7 @@ static int run_shares(struct pmuvm_config *cfg)
 	atexit(run_cleanup);
 	memmove(&cfg->virtiofs[FS_NR], &cfg->virtiofs[0], nr_user * sizeof(cfg->virtiofs[0]));
 	for (i = 0; i < FS_NR; i++) {
-		if (virtiofsd_start(&run.fsd[i], bin, i == FS_ROOT ? "/" : run.cwd, run.sockdir, tags[i]))
+		if (virtiofsd_start(&run.fsd[i], run.fsd_bin, i == FS_ROOT ? "/" : run.cwd, run.sockdir, tags[i]))
 			return PMUVM_EXIT_HOST_ERROR;
 		cfg->virtiofs[i].tag = tags[i];
 		cfg->virtiofs[i].socket = run.fsd[i].socket;
@@ -232,6 +229,17 @@ int run_prepare(struct pmuvm_config *cfg)
 	if (stat(run.cwd, &st) < 0 || !S_ISDIR(st.st_mode) || access(run.cwd, R_OK | X_OK)) {
 		pr_err("run: the current directory %s cannot be shared: %s", run.cwd,
 		       strerror(errno ? errno : EACCES));
+		return PMUVM_EXIT_HOST_ERROR;
+	}
+	/* Before the kernel, which may be fetched: a missing server fails at once. */
+	run.fsd_bin = virtiofsd_find();
+	if (!run.fsd_bin) {
+		const char *env = getenv("PMUVM_VIRTIOFSD");
+
+		if (env && *env)
+			pr_err("run: PMUVM_VIRTIOFSD=%s: not an executable file", env);
+		else
+			pr_err("run: virtiofsd not found (Debian: apt-get install qemu-system-common; or set PMUVM_VIRTIOFSD)");
 		return PMUVM_EXIT_HOST_ERROR;
 	}
 	r = run_kernel_helper(cfg->image);
