@@ -304,6 +304,98 @@ START_TEST(test_run_rr)
 }
 END_TEST
 
+/*
+ * `script` run by sh as user nobody (65534) in its own directory `name`,
+ * with primary group `gid`, supplementary groups `groups` ("" for none),
+ * and a home of its own ($HOME) there. False (after test_skip()) where that
+ * user cannot be had here: not root, no setpriv, or pmuvm out of its reach.
+ */
+static bool run_as_nobody(struct pmuvm_result *r, const char *name, unsigned int gid,
+			  const char *groups, const char *script)
+{
+	char full[2048], who[160];
+	const char *dir = test_dir(name);
+
+	if (getuid() != 0) {
+		test_skip("not root: cannot become another user here");
+		return false;
+	}
+	if (!have_program("setpriv")) {
+		test_skip("setpriv(1) not installed (util-linux)");
+		return false;
+	}
+	snprintf(who, sizeof(who), "setpriv --reuid=65534 --regid=%u %s%s --inh-caps=-all", gid,
+		 groups[0] ? "--groups=" : "--clear-groups", groups);
+	snprintf(full, sizeof(full), "mkdir -p home && chown -R 65534:%u . && "
+		 "if ! %s test -x \"$PMUVM\"; then echo unreachable; exit 0; fi && "
+		 "%s env -u PMUVM_CACHE -u XDG_CACHE_HOME -u XDG_RUNTIME_DIR -u PMUVM_VIRTIOFSD "
+		 "HOME=\"$PWD/home\" sh -c '%s'", gid, who, who, script);
+	sh_in(r, dir, full);
+	if (!strcmp(r->out, "unreachable\n")) {
+		test_skip("user nobody cannot run %s (a directory on its path is closed to others)",
+			  pmuvm_path());
+		pmuvm_result_free(r);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Without root, with Debian 12's virtiofsd, supplementary groups are
+ * refused at once with the reason (docs/run.md, "What needs root").
+ */
+START_TEST(test_run_error_groups)
+{
+	struct pmuvm_result r;
+
+	if (!run_as_nobody(&r, "groups", 65534, "65534", "\"$PMUVM\" run -- true"))
+		return;
+	ck_assert_msg(r.status == 14, "status %d\n%s%s", r.status, r.out, r.err);
+	ck_assert_str_eq(r.out, "");
+	ck_assert_msg(strstr(r.err, "cannot start for a user with supplementary groups") &&
+		      !strchr(r.err, '\n')[1], "%s", r.err);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/*
+ * Without root: nobody, with /dev/kvm's group as its primary group and no
+ * supplementary ones, and a copy of the kernel cache in its home (the lab
+ * has no network to fetch one). The command runs as that user, and its
+ * file in the shared directory is that user's.
+ */
+START_TEST(test_run_unprivileged)
+{
+	struct pmuvm_result r;
+	char script[1024], want[64], path[600];
+	struct stat st;
+
+	REQUIRE_RUN();
+	ck_assert_int_eq(stat("/dev/kvm", &st), 0);
+	if (st.st_gid == 0 || (st.st_mode & 0060) != 0060)
+		TEST_SKIP("/dev/kvm is mode %03o, group %u: no group of users may open it here",
+			  st.st_mode & 0777, (unsigned int)st.st_gid);
+	/* The cache, copied as root before the switch. */
+	sh_in(&r, test_dir("user"),
+	      "L=$(dirname \"$PMUVM\")/libexec && "
+	      "k=$(\"$L/pmuvm-kernel\" \"$L/pmuvm-run-init\" | head -n1) && "
+	      "mkdir -p home/.cache/pmuvm && cp -a \"$(dirname \"$k\")\" home/.cache/pmuvm/");
+	ck_assert_msg(r.status == 0, "status %d\n%s%s", r.status, r.out, r.err);
+	pmuvm_result_free(&r);
+	snprintf(script, sizeof(script),
+		 "\"$PMUVM\" run -- sh -c \"id -u; id -G; echo mine > mine.txt\"");
+	if (!run_as_nobody(&r, "user", st.st_gid, "", script))
+		return;
+	ck_assert_msg(r.status == 0, "status %d\n%s%s", r.status, r.out, r.err);
+	snprintf(want, sizeof(want), "65534\n%u\n", (unsigned int)st.st_gid);
+	ck_assert_str_eq(r.out, want);
+	snprintf(path, sizeof(path), "%s/mine.txt", test_dir("user"));
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_uid, 65534);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 /* Four threads on two vCPUs; then perf stat there, exact as on one. */
 #define THREADS_OUT "threads: 4 cpus 2 sum 4000000\n"
 
@@ -365,6 +457,7 @@ static Suite *run_suite(void)
 
 	tcase_set_tags(errors, TEST_TAG_KVM_NEUTRAL);
 	tcase_add_test(errors, test_run_errors);
+	tcase_add_test(errors, test_run_error_groups);
 	suite_add_tcase(s, errors);
 
 	tcase_set_tags(tc, TEST_TAG_LINUX_RUN);
@@ -375,6 +468,7 @@ static Suite *run_suite(void)
 	tcase_add_test(tc, test_run_stdin);
 	tcase_add_test(tc, test_run_terminal_ctrl_c);
 	tcase_add_test(tc, test_run_writes_cwd);
+	tcase_add_test(tc, test_run_unprivileged);
 	tcase_add_test(tc, test_run_perf_stat_exact);
 	tcase_add_test(tc, test_run_perf_stat_default);
 	tcase_add_test(tc, test_run_perf_record);

@@ -217,6 +217,34 @@ static int run_describe(void)
 	return 0;
 }
 
+/*
+ * The file server, found before the kernel (which may be fetched), so a
+ * missing one fails at once. Without root, virtiofsd runs in a user
+ * namespace where setgroups() is denied (user_namespaces(7)); Debian 12's
+ * drops supplementary groups at start and exits when it cannot
+ * (docs/run.md, "What needs root"), so that case is refused here with its
+ * reason, unless PMUVM_VIRTIOFSD names a server of the user's choice.
+ */
+static int run_find_virtiofsd(void)
+{
+	const char *env = getenv("PMUVM_VIRTIOFSD");
+
+	run.fsd_bin = virtiofsd_find();
+	if (!run.fsd_bin) {
+		if (env && *env)
+			pr_err("run: PMUVM_VIRTIOFSD=%s: not an executable file", env);
+		else
+			pr_err("run: virtiofsd not found (Debian: apt-get install qemu-system-common; or set PMUVM_VIRTIOFSD)");
+		return PMUVM_EXIT_HOST_ERROR;
+	}
+	if (geteuid() != 0 && !(env && *env) && getgroups(0, NULL) > 0) {
+		pr_err("run: %s cannot start for a user with supplementary groups (it drops them, which a user namespace without root may not): run as root, or see docs/run.md",
+		       run.fsd_bin);
+		return PMUVM_EXIT_HOST_ERROR;
+	}
+	return 0;
+}
+
 int run_prepare(struct pmuvm_config *cfg)
 {
 	struct stat st;
@@ -232,17 +260,8 @@ int run_prepare(struct pmuvm_config *cfg)
 		return PMUVM_EXIT_HOST_ERROR;
 	}
 	/* Before the kernel, which may be fetched: a missing server fails at once. */
-	run.fsd_bin = virtiofsd_find();
-	if (!run.fsd_bin) {
-		const char *env = getenv("PMUVM_VIRTIOFSD");
-
-		if (env && *env)
-			pr_err("run: PMUVM_VIRTIOFSD=%s: not an executable file", env);
-		else
-			pr_err("run: virtiofsd not found (Debian: apt-get install qemu-system-common; or set PMUVM_VIRTIOFSD)");
-		return PMUVM_EXIT_HOST_ERROR;
-	}
-	r = run_kernel_helper(cfg->image);
+	r = run_find_virtiofsd();
+	r = r ? r : run_kernel_helper(cfg->image);
 	r = r ? r : run_shares(cfg);
 	r = r ? r : run_describe();
 	if (r)

@@ -46,7 +46,7 @@ const char *virtiofsd_find(void)
 static void __attribute__((noreturn)) child(int fd, const char *bin, const char *dir)
 {
 	char fdarg[32], src[4200];
-	const char *argv[16];
+	const char *argv[24];	/* 17 at most: unshare's 6, virtiofsd's 11 */
 	char uidmap[32], gidmap[32];
 	int n = 0;
 
