@@ -85,15 +85,16 @@ enum pmu_core {
 
 /*
  * The Intel part pmuvm shows for each architectural PMU version and its
- * core (docs/counting.md, "CPU models"): X(version, CPUID.1:EAX, core).
- * The signature and the encodings the model decodes come from one row.
+ * core (docs/counting.md, "CPU models"): X(version, CPUID.1:EAX, core,
+ * brand name). The signature, the brand string and the encodings the model
+ * decodes come from one row.
  */
 #define PMU_INTEL_PARTS(X)							\
-	X(1, 0x000006e8, ARCH)		/* family 6 model 0x0e: Core Duo */	\
-	X(2, 0x00010676, ARCH)		/* family 6 model 0x17: Core 2 (Penryn) */ \
-	X(3, 0x000106a5, NEHALEM)	/* family 6 model 0x1a: Nehalem-EP */	\
-	X(4, 0x00050654, SKYLAKE)	/* family 6 model 0x55: Skylake-SP */	\
-	X(5, 0x000606a6, ICELAKE)	/* family 6 model 0x6a: Ice Lake-SP */
+	X(1, 0x000006e8, ARCH, "Genuine Intel(R) CPU T2400")		/* 6/0x0e: Core Duo */ \
+	X(2, 0x00010676, ARCH, "Intel(R) Core(TM)2 Duo CPU E8400")	/* 6/0x17: Core 2 (Penryn) */ \
+	X(3, 0x000106a5, NEHALEM, "Intel(R) Xeon(R) CPU X5570")	/* 6/0x1a: Nehalem-EP */ \
+	X(4, 0x00050654, SKYLAKE, "Intel(R) Xeon(R) Platinum 8180 CPU") /* 6/0x55: Skylake-SP */ \
+	X(5, 0x000606a6, ICELAKE, "Intel(R) Xeon(R) Platinum 8380 CPU") /* 6/0x6a: Ice Lake-SP */
 
 /*
  * Events only AMD encodes (no Intel row above): X(NAME, short name).
@@ -222,7 +223,7 @@ static inline enum pmu_arch_event pmu_fixed_event(unsigned int idx)
 /* CPUID.1:EAX of the part pmuvm shows for Intel PMU @version; 0 for no such version. */
 static inline uint32_t pmu_intel_part_signature(unsigned int version)
 {
-#define PMU_PART_SIG_(v, sig, core)	\
+#define PMU_PART_SIG_(v, sig, core, brand)	\
 	if (version == (v))		\
 		return sig;
 	PMU_INTEL_PARTS(PMU_PART_SIG_)
@@ -230,10 +231,25 @@ static inline uint32_t pmu_intel_part_signature(unsigned int version)
 	return 0;
 }
 
+/*
+ * The processor brand string's name (CPUID.80000002H-80000004H, SDM vol. 2A
+ * CPUID) of the part pmuvm shows for Intel PMU @version, without the
+ * " @ frequency" Intel appends; NULL for no such version.
+ */
+static inline const char *pmu_intel_part_brand(unsigned int version)
+{
+#define PMU_PART_BRAND_(v, sig, core, brand)	\
+	if (version == (v))			\
+		return brand;
+	PMU_INTEL_PARTS(PMU_PART_BRAND_)
+#undef PMU_PART_BRAND_
+	return 0;
+}
+
 /* The core of the part pmuvm shows for Intel PMU @version (PMU_CORE_ARCH for none). */
 static inline enum pmu_core pmu_intel_part_core(unsigned int version)
 {
-#define PMU_PART_CORE_(v, sig, core)	\
+#define PMU_PART_CORE_(v, sig, core, brand)	\
 	if (version == (v))		\
 		return PMU_CORE_##core;
 	PMU_INTEL_PARTS(PMU_PART_CORE_)
@@ -251,7 +267,7 @@ static inline enum pmu_core pmu_intel_part_core(unsigned int version)
  */
 static inline enum pmu_core pmu_core_of_signature(uint32_t eax)
 {
-#define PMU_SIG_CORE_(v, sig, core)					\
+#define PMU_SIG_CORE_(v, sig, core, brand)				\
 	if (((eax ^ (sig)) & PMU_SIGNATURE_FAMILY_MODEL) == 0)		\
 		return PMU_CORE_##core;
 	PMU_INTEL_PARTS(PMU_SIG_CORE_)

@@ -2,7 +2,8 @@
 /*
  * cpu_vendor: the CPU a guest sees under --pmu and --cpu-vendor
  * (docs/machine.md, "CPU vendor and PMU"). Prints one line the system test compares:
- * "cpu_vendor: VENDOR family F model M intel_pmu V amd_core_ext C amd_perfmon_v2 P amd_counters N"
+ * "cpu_vendor: VENDOR family F model M intel_pmu V amd_core_ext C amd_perfmon_v2 P amd_counters N",
+ * "cpu_vendor: brand B" (the processor brand string, CPUID 80000002H-80000004H)
  * and fails if the vendor advertises the other vendor's PMU; and
  * "cpu_vendor: kvm_hypercalls H": H is 1 if KVM's paravirtual leaf offers a
  * feature used through a hypercall (PV spinlock kick, PV IPIs, PV yield:
@@ -34,6 +35,20 @@ int main(void)
 	}
 	printf("cpu_vendor: %s family %#x model %#x intel_pmu %u amd_core_ext %u amd_perfmon_v2 %u amd_counters %u\n",
 	       v, family, model, intel_pmu, core_ext, v2, amd_n);
+	if (cpuid(0x80000000).eax >= 0x80000004) {
+		char brand[49];
+
+		for (unsigned int i = 0; i < 3; i++) {
+			struct cpuid_regs b = cpuid(0x80000002 + i);
+
+			__builtin_memcpy(brand + 16 * i, &b.eax, 4);
+			__builtin_memcpy(brand + 16 * i + 4, &b.ebx, 4);
+			__builtin_memcpy(brand + 16 * i + 8, &b.ecx, 4);
+			__builtin_memcpy(brand + 16 * i + 12, &b.edx, 4);
+		}
+		brand[48] = 0;
+		printf("cpu_vendor: brand %s\n", brand);
+	}
 	r = cpuid(0x40000000);
 	if (r.ebx == 0x4b4d564b && r.ecx == 0x564b4d56 && r.edx == 0x4d)	/* "KVMKVMKVM" */
 		hypercalls = !!(cpuid(0x40000001).eax & (1u << 7 | 1u << 11 | 1u << 13));

@@ -12,20 +12,33 @@
 #include "pmuvm_run.h"
 #include "suite.h"
 
+/* An Intel brand string's name, to which pmuvm appends " @ <TSC GHz>GHz". */
+#define INTEL_BRAND(name)	name " @ "
+
 static const struct {
 	const char *args[6];
 	const char *line;	/* NULL: the host's vendor, checked for no PMU leaves only */
+	const char *brand;	/* the brand string; Intel's ends " @ " and the TSC's GHz */
 } vendor_cases[] = {
-	{ { NULL }, "GenuineIntel family 0x6 model 0x6a intel_pmu 5 amd_core_ext 0 amd_perfmon_v2 0 amd_counters 0" },
-	{ { "--pmu-version", "4", NULL }, "GenuineIntel family 0x6 model 0x55 intel_pmu 4 amd_core_ext 0" },
-	{ { "--pmu-version", "2", NULL }, "GenuineIntel family 0x6 model 0x17 intel_pmu 2 amd_core_ext 0" },
-	{ { "--pmu", "amd", NULL }, "AuthenticAMD family 0x19 model 0x11 intel_pmu 0 amd_core_ext 1 amd_perfmon_v2 1 amd_counters 6" },
-	{ { "--pmu", "amd", "--gp-counters", "3", NULL }, "AuthenticAMD family 0x19 model 0x11 intel_pmu 0 amd_core_ext 1 amd_perfmon_v2 1 amd_counters 3" },
-	{ { "--pmu", "amd", "--pmu-version", "1", NULL }, "AuthenticAMD family 0x17 model 0x31 intel_pmu 0 amd_core_ext 1 amd_perfmon_v2 0 amd_counters 0" },
-	{ { "--pmu", "amd", "--pmu-version", "1", "--gp-counters", "4" }, "AuthenticAMD family 0x10 model 0x2 intel_pmu 0 amd_core_ext 0 amd_perfmon_v2 0 amd_counters 0" },
-	{ { "--pmu", "none", "--cpu-vendor", "intel", NULL }, "GenuineIntel family 0x6 model 0x6a intel_pmu 0 amd_core_ext 0 amd_perfmon_v2 0 amd_counters 0" },
-	{ { "--pmu", "none", "--cpu-vendor", "amd", NULL }, "AuthenticAMD family 0x19 model 0x11 intel_pmu 0 amd_core_ext 0 amd_perfmon_v2 0 amd_counters 0" },
-	{ { "--pmu", "none", NULL }, NULL },
+	{ { NULL }, "GenuineIntel family 0x6 model 0x6a intel_pmu 5 amd_core_ext 0 amd_perfmon_v2 0 amd_counters 0",
+	  INTEL_BRAND("Intel(R) Xeon(R) Platinum 8380 CPU") },
+	{ { "--pmu-version", "4", NULL }, "GenuineIntel family 0x6 model 0x55 intel_pmu 4 amd_core_ext 0",
+	  INTEL_BRAND("Intel(R) Xeon(R) Platinum 8180 CPU") },
+	{ { "--pmu-version", "2", NULL }, "GenuineIntel family 0x6 model 0x17 intel_pmu 2 amd_core_ext 0",
+	  INTEL_BRAND("Intel(R) Core(TM)2 Duo CPU E8400") },
+	{ { "--pmu", "amd", NULL }, "AuthenticAMD family 0x19 model 0x11 intel_pmu 0 amd_core_ext 1 amd_perfmon_v2 1 amd_counters 6",
+	  "AMD EPYC 9654 96-Core Processor" },
+	{ { "--pmu", "amd", "--gp-counters", "3", NULL }, "AuthenticAMD family 0x19 model 0x11 intel_pmu 0 amd_core_ext 1 amd_perfmon_v2 1 amd_counters 3",
+	  "AMD EPYC 9654 96-Core Processor" },
+	{ { "--pmu", "amd", "--pmu-version", "1", NULL }, "AuthenticAMD family 0x17 model 0x31 intel_pmu 0 amd_core_ext 1 amd_perfmon_v2 0 amd_counters 0",
+	  "AMD EPYC 7502 32-Core Processor" },
+	{ { "--pmu", "amd", "--pmu-version", "1", "--gp-counters", "4" }, "AuthenticAMD family 0x10 model 0x2 intel_pmu 0 amd_core_ext 0 amd_perfmon_v2 0 amd_counters 0",
+	  "Quad-Core AMD Opteron(tm) Processor 2350" },
+	{ { "--pmu", "none", "--cpu-vendor", "intel", NULL }, "GenuineIntel family 0x6 model 0x6a intel_pmu 0 amd_core_ext 0 amd_perfmon_v2 0 amd_counters 0",
+	  INTEL_BRAND("Intel(R) Xeon(R) Platinum 8380 CPU") },
+	{ { "--pmu", "none", "--cpu-vendor", "amd", NULL }, "AuthenticAMD family 0x19 model 0x11 intel_pmu 0 amd_core_ext 0 amd_perfmon_v2 0 amd_counters 0",
+	  "AMD EPYC 9654 96-Core Processor" },
+	{ { "--pmu", "none", NULL }, NULL, NULL },
 };
 
 /* This machine's CPU vendor string (/proc/cpuinfo), or "" if not known. */
@@ -65,6 +78,16 @@ START_TEST(test_cpu_vendor)
 	expect_guest_pass(&r, "cpu_vendor");
 	if (vendor_cases[_i].line) {
 		snprintf(want, sizeof(want), "cpu_vendor: %s", vendor_cases[_i].line);
+		ck_assert_msg(strstr(r.out, want), "want '%s' in:\n%s", want, r.out);
+		snprintf(want, sizeof(want), "cpu_vendor: brand %s", vendor_cases[_i].brand);
+		if (!strncmp(vendor_cases[_i].line, "GenuineIntel", 12)) {
+			uint64_t centi = (json_u64(r.report, "config.pmu.tsc_khz") + 5000) / 10000;
+
+			snprintf(want + strlen(want), sizeof(want) - strlen(want), "%u.%02uGHz\n",
+				 (unsigned int)(centi / 100), (unsigned int)(centi % 100));
+		} else {
+			strcat(want, "\n");
+		}
 		ck_assert_msg(strstr(r.out, want), "want '%s' in:\n%s", want, r.out);
 		/*
 		 * The other vendor's hypercall instruction faults on this host

@@ -7,6 +7,7 @@
  * is here; none of it comes from the host (KVM reports leaf 0xA as zero
  * when it has no vPMU, and leaf 0x80000022 only for a host PerfMonV2).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "machine/cpuid.h"
@@ -52,6 +53,30 @@ static uint32_t cpu_signature(const struct pmuvm_config *cfg)
 	return signature(0x19, 0x11, 1);		/* Zen 4 Genoa */
 }
 
+/*
+ * The processor brand string of the part cpu_signature() shows (SDM vol. 2A
+ * and APM vol. 3, CPUID 80000002H-80000004H). Intel's ends in the nominal
+ * frequency, which tools read as the TSC's (perf takes it from
+ * /proc/cpuinfo's "model name"): the guest's own TSC rate. AMD's has none.
+ */
+static void cpu_brand(const struct pmuvm_config *cfg, uint64_t tsc_khz, char *out, size_t len)
+{
+	const struct vpmu_config *pmu = &cfg->pmu;
+	uint64_t centi_ghz = (tsc_khz + 5000) / 10000;
+
+	if (cfg->cpu_vendor == CPU_VENDOR_INTEL)
+		snprintf(out, len, "%s @ %u.%02uGHz",
+			 pmu_intel_part_brand(pmu->version && pmu->vendor == VPMU_VENDOR_INTEL ?
+					      pmu->version : 5),
+			 (unsigned int)(centi_ghz / 100), (unsigned int)(centi_ghz % 100));
+	else if (pmu->version == 1 && pmu->nr_gp == AMD_NR_LEGACY_COUNTERS)
+		snprintf(out, len, "Quad-Core AMD Opteron(tm) Processor 2350");
+	else if (pmu->version == 1)
+		snprintf(out, len, "AMD EPYC 7502 32-Core Processor");
+	else
+		snprintf(out, len, "AMD EPYC 9654 96-Core Processor");
+}
+
 /* "GenuineIntel" / "AuthenticAMD" in EBX, EDX, ECX. */
 static void vendor_string(struct kvm_cpuid_entry2 *e, const char *name)
 {
@@ -60,7 +85,27 @@ static void vendor_string(struct kvm_cpuid_entry2 *e, const char *name)
 	memcpy(&e->ecx, name + 8, 4);
 }
 
-static void cpuid_identity(const struct pmuvm_config *cfg, struct kvm_cpuid2 *c)
+/* The brand string in 80000002H-80000004H: 16 bytes each, NUL-padded. */
+static void cpuid_brand(const struct pmuvm_config *cfg, uint64_t tsc_khz, struct kvm_cpuid2 *c)
+{
+	char brand[48] = { 0 };
+	struct kvm_cpuid_entry2 *e;
+	unsigned int i;
+
+	cpu_brand(cfg, tsc_khz, brand, sizeof(brand));
+	for (i = 0; i < 3; i++) {
+		e = cpuid_find(c, 0x80000002 + i, 0);
+		if (!e)
+			return;
+		memcpy(&e->eax, brand + 16 * i, 4);
+		memcpy(&e->ebx, brand + 16 * i + 4, 4);
+		memcpy(&e->ecx, brand + 16 * i + 8, 4);
+		memcpy(&e->edx, brand + 16 * i + 12, 4);
+	}
+}
+
+static void cpuid_identity(const struct pmuvm_config *cfg, uint64_t tsc_khz,
+			   struct kvm_cpuid2 *c)
 {
 	struct kvm_cpuid_entry2 *e;
 	bool amd = cfg->cpu_vendor == CPU_VENDOR_AMD;
@@ -81,6 +126,7 @@ static void cpuid_identity(const struct pmuvm_config *cfg, struct kvm_cpuid2 *c)
 	e = cpuid_find(c, 1, 0);
 	if (e)
 		e->eax = cpu_signature(cfg);
+	cpuid_brand(cfg, tsc_khz, c);
 }
 
 /* Leaf 0x80000022 exists only where the AMD PMU has PerfMonV2. */
@@ -117,7 +163,7 @@ void pmu_cpuid(struct vcpu *vcpu, struct kvm_cpuid2 *c)
 	struct kvm_cpuid_entry2 *e;
 	uint32_t i;
 
-	cpuid_identity(cfg, c);
+	cpuid_identity(cfg, vcpu->vm->tsc_khz, c);
 	e = cpuid_add(c, CPUID_LEAF_PMU);
 	vpmu_cpuid_0a(pc, &e->eax, &e->ebx, &e->ecx, &e->edx);
 	e = cpuid_find(c, 1, 0);
