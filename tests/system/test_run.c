@@ -231,7 +231,7 @@ static long long stat_value(const char *out, const char *event)
 }
 
 /*
- * The README's first session: perf stat with its default events, the
+ * A first session (docs/run.md): perf stat with its default events, the
  * kernel's instructions counted too. Cycles, instructions and branches are
  * counted (the loop's user-mode 20,004 and 10,001 are part of them);
  * branch misses are not offered.
