@@ -108,6 +108,30 @@ START_TEST(test_pmu_sample)
 END_TEST
 
 /*
+ * Cycles sampled at OS and USR under a kernel whose system calls make
+ * exits KVM handles itself (tests/guests/pmu_sample_os.c): the samples
+ * fall in user code, where the guest spends its own time, not at the
+ * exits (vmm/clock/kick.c). The guest checks each sample's CS.
+ */
+START_TEST(test_pmu_sample_os)
+{
+	struct pmuvm_result r;
+	unsigned long long delivered, pmis;
+	json_object *root;
+
+	REQUIRE_KVM();
+	root = run_reported(&r, "pmu_sample_os");
+	/* Every PMI was taken, but one the loop's way back to CPL0 may leave pending. */
+	delivered = ju64(report_vcpu_pmu(root, 0), "pmis_delivered");
+	pmis = out_value(r.out, "pmu_sample_os: elapsed_tsc=", "pmis");
+	ck_assert_msg(delivered == pmis || delivered == pmis + 1, "delivered %llu, taken %llu",
+		      delivered, pmis);
+	json_object_put(root);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/*
  * USR and OS cycles of user code between a kernel's counter enables and
  * disables (tests/guests/cycles_cpl.c): the CPL comes from the clock's
  * timer samples, held across the guest's own CPL0 exits.
@@ -300,6 +324,7 @@ static Suite *pmu_suite(void)
 	tcase_set_tags(tc, TEST_TAG_TIMING);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_pmu_sample);
+	tcase_add_test(tc, test_pmu_sample_os);
 	tcase_add_test(tc, test_cycles_cpl);
 	tcase_add_loop_test(tc, test_pmu_overflow, 0,
 			    (int)(sizeof(overflow_versions) / sizeof(overflow_versions[0])));

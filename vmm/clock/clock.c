@@ -24,6 +24,7 @@
 #include <stdlib.h>
 
 #include "clock/clock.h"
+#include "clock/kick.h"
 #include "exitcode.h"
 #include "log.h"
 #include "machine/vm.h"
@@ -43,11 +44,13 @@
 
 /*
  * After cycles were held back from a wrap, the kick comes at random within
- * this many exit costs after entry, so that the PMI finds the guest where
- * it spends its time, not just past the exit (docs/counting.md, "Sampling
- * on cycles").
+ * this many exit costs after the hold began, so that the PMI finds the
+ * guest where it spends its time, not just past an exit; and after this
+ * many, a run wraps however it ended, for a guest that polls an MSR for
+ * the overflow (docs/counting.md, "Sampling on cycles").
  */
 #define CLOCK_HELD_SPREAD	10ULL
+#define CLOCK_HELD_LIMIT	1000ULL
 
 /* What a run that entered the guest counts at least (clock_exits_ns()). */
 #define CLOCK_MIN_RUN_NS	1ULL
@@ -146,6 +149,30 @@ static uint64_t clock_cpl_interval(struct clock_state *c)
 	return CLOCK_CPL_SAMPLE_NS / 2 + clock_rand(c) % CLOCK_CPL_SAMPLE_NS;
 }
 
+static uint64_t clock_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The time to the kick that delivers held cycles: a moment drawn when the
+ * hold began, kept across the runs in between (a fresh draw at each entry
+ * would never come while every run is shorter than an exit), and drawn
+ * again once it passed while the vCPU was out of the guest.
+ */
+static uint64_t clock_held_kick_ns(struct vcpu *vcpu)
+{
+	struct clock_state *c = vcpu->pmu->clock;
+	uint64_t now = clock_now_ns(), cost = vcpu->vm->exit_cost_ns;
+
+	if (!c->held_kick_at || now >= c->held_kick_at)
+		c->held_kick_at = now + cost + clock_rand(c) % (CLOCK_HELD_SPREAD * cost + 1);
+	return c->held_kick_at - now;
+}
+
 static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
 {
 	struct clock_state *c = vcpu->pmu->clock;
@@ -176,10 +203,11 @@ static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
 	if (ns != UINT64_MAX)
 		ns += vcpu->vm->exit_cost_ns;
 	if (c->core_held || c->ref_held)
-		ns = vcpu->vm->exit_cost_ns +
-		     clock_rand(c) % (CLOCK_HELD_SPREAD * vcpu->vm->exit_cost_ns + 1);
+		ns = clock_held_kick_ns(vcpu);
 	if (kvm_stat_read(&c->exits, &c->run_start_exits))
 		c->run_start_exits = UINT64_MAX;
+	if (kvm_stat_read(&c->irq_exits, &c->run_start_irq_exits))
+		c->run_start_irq_exits = UINT64_MAX;
 	/*
 	 * The CPL sample is due after its interval of CPU time spent running
 	 * with a CPL-filtered cycle counter, whatever other exits happen in
@@ -218,13 +246,6 @@ static uint64_t clock_exits_ns(struct vcpu *vcpu, uint64_t ns)
 	return ns > CLOCK_MIN_RUN_NS ? min_u64(ns - CLOCK_MIN_RUN_NS, cost) : 0;
 }
 
-/* A kick (pmuvm's timer or another thread's) ended the run, not the guest. */
-static bool clock_run_kicked(const struct vcpu *vcpu)
-{
-	return vcpu->run_result == -EINTR ||
-	       (vcpu->run_result == 0 && vcpu->run->exit_reason == KVM_EXIT_INTR);
-}
-
 /* The CPL a run of `ns` guest time goes to ("Privilege levels", above). */
 static unsigned int clock_run_cpl(struct vcpu *vcpu, uint64_t ns)
 {
@@ -257,38 +278,41 @@ static unsigned int clock_run_cpl(struct vcpu *vcpu, uint64_t ns)
 }
 
 /*
- * Whether a kick ended this run before the guest ran: the timer fired
- * while pmuvm handled the last exit, and KVM_RUN returned before entering
- * (KVM's "exits" statistic did not move). RIP is then just past that exit's
- * instruction (a WRMSR), no fair sample of where the guest runs. Without
- * the statistic no run is told apart.
+ * Whether this run of `ns` guest time may not make a counter wrap
+ * (clock_count()): a kick that did not find the guest running (kick.c). A
+ * run the guest's own exit ended wraps: the guest was there (a loop polling
+ * GLOBAL_STATUS), and a guest reading its counters sees them as they are.
  */
-static bool clock_run_unclean_kick(struct vcpu *vcpu)
+static bool clock_run_holds(struct vcpu *vcpu, uint64_t ns)
 {
 	const struct clock_state *c = vcpu->pmu->clock;
-	uint64_t exits;
 
-	return clock_run_kicked(vcpu) && c->run_start_exits != UINT64_MAX &&
-	       !kvm_stat_read(&c->exits, &exits) && exits == c->run_start_exits;
+	if (c->held_since &&
+	    clock_now_ns() - c->held_since >= CLOCK_HELD_LIMIT * vcpu->vm->exit_cost_ns)
+		return false;
+	return clock_kick_unfair(vcpu, ns);
 }
 
 /*
- * `n` cycles of `ev` at `cpl`, plus those held back before. A run an
- * unclean kick (above) ended may not make a counter wrap: the count stops
- * one short and the rest waits for the next run, and before_run arms the
- * timer for it, so the PMI comes a run later, as a hardware PMI comes with
- * skid (docs/counting.md, "Sampling on cycles"). True while some are held.
+ * `n` cycles of `ev` at `cpl`, plus those held back before, for a run of
+ * `ns` guest time. A run that holds (clock_run_holds(), asked only of a run
+ * that would wrap; *hold < 0 until asked) may not make a counter wrap: the
+ * count stops one short and the rest waits for a later run, and before_run
+ * arms the timer for it, so the PMI comes where a kick finds the guest
+ * running, as a hardware PMI comes with skid (docs/counting.md, "Sampling
+ * on cycles"). True while some are held.
  */
 static bool clock_count(struct vcpu *vcpu, enum pmu_arch_event ev, uint64_t n, unsigned int cpl,
-			bool hold, uint64_t *held)
+			uint64_t ns, int *hold, uint64_t *held)
 {
-	uint64_t left;
+	uint64_t left = vpmu_events_to_overflow(&vcpu->pmu->model, ev, cpl);
 
 	n += *held;
 	*held = 0;
-	if (hold) {
-		left = vpmu_events_to_overflow(&vcpu->pmu->model, ev, cpl);
-		if (left != UINT64_MAX && n >= left) {
+	if (left != UINT64_MAX && n >= left) {
+		if (*hold < 0)
+			*hold = clock_run_holds(vcpu, ns);
+		if (*hold) {
 			*held = n - (left - 1);
 			n = left - 1;
 		}
@@ -302,7 +326,8 @@ static __attribute__((noinline)) void clock_account(struct vcpu *vcpu)
 	struct clock_state *c = vcpu->pmu->clock;
 	unsigned int cpl;
 	uint64_t ns, exit_ns;
-	bool hold, held;
+	int hold = -1;
+	bool held;
 
 	if (!c->timing)
 		return;
@@ -313,12 +338,16 @@ static __attribute__((noinline)) void clock_account(struct vcpu *vcpu)
 	c->exit_ns += exit_ns;
 	c->guest_ns += ns;
 	cpl = clock_run_cpl(vcpu, ns);
-	hold = clock_run_unclean_kick(vcpu);
 	held = clock_count(vcpu, PMU_EV_CORE_CYCLES, ns_to_cycles(ns, c->core_khz, &c->core_rem),
-			   cpl, hold, &c->core_held);
+			   cpl, ns, &hold, &c->core_held);
 	held |= clock_count(vcpu, PMU_EV_REF_CYCLES, ns_to_cycles(ns, c->ref_khz, &c->ref_rem),
-			    cpl, hold, &c->ref_held);
+			    cpl, ns, &hold, &c->ref_held);
+	clock_kick_note_run(vcpu);
 	c->overflows_held += held;
+	if (held && !c->held_since)
+		c->held_since = clock_now_ns();
+	if (!held)
+		c->held_since = c->held_kick_at = 0;
 }
 
 /*
@@ -360,12 +389,15 @@ static int clock_vcpu_init(struct vcpu *vcpu)
 	}
 	c->cpl_rand = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)vcpu->id + 1);
 	c->cpl_held = CLOCK_CPL_NONE;
+	c->access_rip = UINT64_MAX;
 	c->cpl_sample_left = clock_cpl_interval(c);
 	c->ref_khz = vcpu->vm->tsc_khz;
 	c->core_khz = cfg->cpu_khz ? cfg->cpu_khz : vcpu->vm->tsc_khz;
 	if (kvm_stat_open(vcpu->fd, "exits", &c->exits))
 		pr_debug("vCPU %d: no \"exits\" statistic: KVM's own exits count as cycles",
 			 vcpu->id);
+	if (kvm_stat_open(vcpu->fd, "irq_exits", &c->irq_exits))
+		pr_debug("vCPU %d: no \"irq_exits\" statistic", vcpu->id);
 	vcpu->pmu->clock = c;
 	return 0;
 }
@@ -373,6 +405,7 @@ static int clock_vcpu_init(struct vcpu *vcpu)
 static void clock_vcpu_exit(struct vcpu *vcpu)
 {
 	kvm_stat_close(&vcpu->pmu->clock->exits);
+	kvm_stat_close(&vcpu->pmu->clock->irq_exits);
 	free(vcpu->pmu->clock);
 	vcpu->pmu->clock = NULL;
 }

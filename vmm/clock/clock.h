@@ -31,7 +31,12 @@ struct clock_state {
 	uint64_t exit_ns;		/* ...of it, exits' own cost, not counted (report) */
 	struct kvm_stat exits;		/* the vCPU's "exits" statistic, if KVM has it */
 	uint64_t run_start_exits;	/* ...when KVM_RUN was entered */
+	struct kvm_stat irq_exits;	/* ...of them, for a host interrupt (a kick in the guest) */
+	uint64_t run_start_irq_exits;
 	uint64_t core_held, ref_held;	/* cycles held back from an overflow */
+	uint64_t held_kick_at;		/* CLOCK_MONOTONIC ns of the kick that delivers them */
+	uint64_t held_since;		/* CLOCK_MONOTONIC ns of the first run that held them */
+	uint64_t access_rip;		/* RIP of the register access that ended the last run */
 	uint64_t overflows_held;	/* runs that held an overflow back (report) */
 };
 
