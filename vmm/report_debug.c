@@ -104,6 +104,8 @@ static json_object *report_vcpu_clock(const struct vcpu *vcpu)
 	json_object_object_add(o, "cpl_samples", report_u64(clk->cpl_kicks));
 	json_object_object_add(o, "cpl_held_runs", report_u64(clk->cpl_held_runs));
 	json_object_object_add(o, "overflows_held", report_u64(clk->overflows_held));
+	json_object_object_add(o, "overflows_at_kicks", report_u64(clk->overflows_at_kicks));
+	json_object_object_add(o, "overflows_at_exits", report_u64(clk->overflows_at_exits));
 	return o;
 }
 

@@ -315,6 +315,9 @@ static bool clock_count(struct vcpu *vcpu, enum pmu_arch_event ev, uint64_t n, u
 		if (*hold) {
 			*held = n - (left - 1);
 			n = left - 1;
+		} else {
+			*hold = 0;
+			vcpu->pmu->clock->wrapped = true;
 		}
 	}
 	vpmu_count(&vcpu->pmu->model, ev, n, cpl);
@@ -343,6 +346,13 @@ static __attribute__((noinline)) void clock_account(struct vcpu *vcpu)
 	held |= clock_count(vcpu, PMU_EV_REF_CYCLES, ns_to_cycles(ns, c->ref_khz, &c->ref_rem),
 			    cpl, ns, &hold, &c->ref_held);
 	clock_kick_note_run(vcpu);
+	if (c->wrapped) {
+		c->wrapped = false;
+		if (clock_run_kicked(vcpu))
+			c->overflows_at_kicks++;
+		else
+			c->overflows_at_exits++;
+	}
 	c->overflows_held += held;
 	if (held && !c->held_since)
 		c->held_since = clock_now_ns();

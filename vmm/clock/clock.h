@@ -38,6 +38,9 @@ struct clock_state {
 	uint64_t held_since;		/* CLOCK_MONOTONIC ns of the first run that held them */
 	uint64_t access_rip;		/* RIP of the register access that ended the last run */
 	uint64_t overflows_held;	/* runs that held an overflow back (report) */
+	bool wrapped;			/* a counter wrapped in the run being counted */
+	uint64_t overflows_at_kicks;	/* runs a kick ended with a wrap (report) */
+	uint64_t overflows_at_exits;	/* runs the guest's exit ended with a wrap (report) */
 };
 
 extern const struct pmu_source_ops clock_source;
