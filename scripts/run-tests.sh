@@ -280,9 +280,9 @@ run_kernel() {
 }
 
 # pmuvm run's tests (linux-run) in an SVM lab of their own, started in the
-# background beside the exact suite under --exact step and the Linux
-# guests: those labs' guests run one vCPU at a time, so a second SVM lab
-# uses the CPU the first leaves idle. Counted by run_lab_count.
+# background after the pace-dependent checks, beside the other parts: its
+# guests mostly run one vCPU at a time, and its tests take longest of all,
+# so it starts first. Counted by run_lab_count.
 run_what="$(lab_what ", pmuvm run")"
 run_log=$O/tests/system-lab-run.log
 run_lab_start() {
@@ -344,10 +344,11 @@ vmx_lab_count() {
 	count_log "$vmx_log" "$vmx_what" "$run_st" tests/lab/known-failures-vmx
 }
 
-# The labs PMUVM_LABS names. With both, the VMX lab runs beside the SVM
-# lab's parts after the first (Bochs is one thread, and those tests count,
-# they do not time), its results printed when both have ended; the SVM
-# lab's pace-dependent checks run alone. The sanitizer build (make check
+# The labs PMUVM_LABS names. With both, pmuvm run's lab starts after the
+# SVM lab's pace-dependent checks (which run alone) and the VMX lab after
+# its main part (Bochs is one thread, and those tests count, they do not
+# time): each beside the parts that follow, so that two labs share the
+# machine's two CPUs to the end. Their results are printed when all ended. The sanitizer build (make check
 # SANITIZE=1) runs the SVM lab only, unless PMUVM_LABS says otherwise:
 # what the VMX share checks does not depend on the build.
 system_labs() {
@@ -366,11 +367,11 @@ system_labs() {
 	if [ "$svm" = 1 ] && [ "$vmx" = 1 ]; then
 		svm_lab_timing
 		linux_images
+		run_lab_start
+		svm_lab_main
 		echo "== $vmx_what: started beside the next, its lines in $vmx_log as they end"
 		(vmx_lab_run >/dev/null) &
 		vmx_pid=$!
-		svm_lab_main
-		run_lab_start
 		svm_lab_exact_step
 		svm_lab_linux linux-boot "Linux guests"
 		run_lab_count
