@@ -32,6 +32,14 @@ uint64_t json_u64(json_object *o, const char *path);
 /* A register value, mask or address: a "0x..." string (docs/report.md); fails otherwise. */
 uint64_t json_hex(json_object *o, const char *path);
 
+/*
+ * The least share of cycle samples, in percent, that perf record of
+ * tests/linux/hot.c with 200M iterations may give hot_function, where
+ * hardware gives it nearly all: samples at the kernel's exits put
+ * native_write_msr first (docs/counting.md, "Sampling on cycles").
+ */
+#define LINUX_HOT_SHARE_MIN	50.0
+
 /* The --report file, parsed; fails the test if it is missing or not JSON. */
 json_object *report_load(const char *path);
 

@@ -329,6 +329,7 @@ START_TEST(test_linux_perf)
 	perf_line(&r, "pmuvm-linux: perf record cycles: ", v, sizeof(v));
 	ck_assert_msg(!strncmp(v, "status 0 top ", 13) && strstr(v, "[.] hot_function"),
 		      "perf record -e cycles: %s", v);
+	ck_assert_msg(atof(v + 13) >= LINUX_HOT_SHARE_MIN, "perf record -e cycles: %s", v);
 	perf_line(&r, "pmuvm-linux: perf record instructions: ", v, sizeof(v));
 	ck_assert_msg(!strncmp(v, "status 0 top ", 13) && strstr(v, "[.] hot_function"),
 		      "perf record -e instructions:u: %s", v);

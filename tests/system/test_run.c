@@ -259,24 +259,30 @@ START_TEST(test_run_perf_stat_default)
 END_TEST
 
 /*
- * perf record in the guest, perf report here: the first record only lets
- * the kernel learn its PMI cost, and both sample at 1000 Hz, which the lab
- * can give (docs/linux-guests.md, "The first perf record"; at perf's
- * default 4000 Hz the lab's samples land on the kernel's WRMSRs).
+ * perf record in the guest, perf report here: hot_function first, with
+ * at least LINUX_HOT_SHARE_MIN percent of the samples. The first record
+ * only lets the kernel learn its PMI cost, and both sample at 1000 Hz,
+ * which the lab can give (docs/linux-guests.md, "The first perf record";
+ * at perf's default 4000 Hz the lab's samples land on the kernel's WRMSRs).
  */
 START_TEST(test_run_perf_record)
 {
 	struct pmuvm_result r;
+	const char *p;
 
 	REQUIRE_RUN();
 	if (!run_sh(&r, test_dir("record"),
 		    "cc -O1 -o hot \"$SRC/tests/linux/hot.c\" && "
 		    "\"$PMUVM\" run -- sh -c 'perf record -q -F 1000 -o warm.data ./hot >/dev/null 2>&1; "
-		    "perf record -q -F 1000 -o perf.data ./hot' && "
+		    "perf record -q -F 1000 -o perf.data ./hot 200000000' && "
 		    "perf report -i perf.data --stdio --sort sym -q 2>/dev/null | grep -m1 ."))
 		return;
 	ck_assert_msg(r.status == 0, "status %d\n%s%s", r.status, r.out, r.err);
 	ck_assert_msg(strstr(r.out, "hot_function"), "%s%s", r.out, r.err);
+	p = strrchr(r.out, '%');
+	while (p && p > r.out && p[-1] != '\n')
+		p--;
+	ck_assert_msg(p && atof(p) >= LINUX_HOT_SHARE_MIN, "%s%s", r.out, r.err);
 	pmuvm_result_free(&r);
 }
 END_TEST
