@@ -63,12 +63,15 @@ static bool kick_run_register_exit(const struct vcpu *vcpu)
 /* The guest's instruction bytes just before RIP end with an exiting instruction. */
 static bool kick_after_exiting_insn(struct vcpu *vcpu)
 {
-	const struct kvm_regs *r = &vcpu->run->s.regs.regs;
-	struct paging_state ps = sregs_paging(&vcpu->run->s.regs.sregs);
+	const struct kvm_sregs *s = &vcpu->run->s.regs.sregs;
+	struct paging_state ps = sregs_paging(s);
+	uint64_t rip = vcpu->run->s.regs.regs.rip;
 	uint8_t b[3];
 
-	if (r->rip < sizeof(b) ||
-	    guest_linear_read(&vcpu->vm->mem, &ps, r->rip - sizeof(b), b, sizeof(b)))
+	/* The linear address: CS.base + RIP, but for 64-bit code (SDM vol. 3A 3.2.4). */
+	if (!(s->efer & X86_EFER_LMA && s->cs.l))
+		rip = (uint32_t)(s->cs.base + rip);
+	if (rip < sizeof(b) || guest_linear_read(&vcpu->vm->mem, &ps, rip - sizeof(b), b, sizeof(b)))
 		return false;
 	for (unsigned int i = 0; i < sizeof(kick_exiting_insns) / sizeof(kick_exiting_insns[0]);
 	     i++) {
@@ -126,7 +129,8 @@ bool clock_kick_unfair(struct vcpu *vcpu, uint64_t ns)
 		exits = UINT64_MAX;
 	if (c->run_start_irq_exits != UINT64_MAX && kvm_stat_read(&c->irq_exits, &irqs))
 		irqs = UINT64_MAX;
-	if (irqs != UINT64_MAX ? irqs == c->run_start_irq_exits : exits == c->run_start_exits)
+	if (irqs != UINT64_MAX ? irqs == c->run_start_irq_exits :
+				 exits != UINT64_MAX && exits == c->run_start_exits)
 		return true;
 	if (!vcpu->sync_sregs)
 		return false;
