@@ -410,11 +410,19 @@ END_TEST
  * sched_switch tracking (35), event times (50), the backward ring buffer
  * (51) and TSC conversion (71). Each is Ok, but 71.2, which needs the
  * mmap page's cap_user_time_zero: a guest on kvm-clock has none, as under
- * QEMU/KVM (docs/conformance.md).
+ * QEMU/KVM (docs/conformance.md). 26, which runs objdump at each sample
+ * and takes longest by far, runs on the Intel model only: what it tests
+ * past the samples is perf's, and test_linux_perf samples cycles on both.
  */
+static const struct {
+	const char *pmu, *tests;
+} perf_test_runs[] = {
+	{ "intel", "4 7 8 26 35 50 51 71" },
+	{ "amd", "4 7 8 35 50 51 71" },
+};
+
 START_TEST(test_run_perf_test)
 {
-	static const char *const vendors[] = { "intel", "amd" };
 	static const char *const want[] = {
 		"4.1:", "4.2:", "4.3:", " 7:", " 8:", "26:", "35:", "50:", "51:", "71.1:",
 	};
@@ -423,20 +431,25 @@ START_TEST(test_run_perf_test)
 	unsigned int v, i;
 
 	REQUIRE_RUN();
-	for (v = 0; v < 2; v++) {
-		snprintf(script, sizeof(script),
-			 "\"$PMUVM\" run --pmu %s -- perf test 4 7 8 26 35 50 51 71 2>&1", vendors[v]);
+	for (v = 0; v < sizeof(perf_test_runs) / sizeof(perf_test_runs[0]); v++) {
+		const char *pmu = perf_test_runs[v].pmu;
+
+		snprintf(script, sizeof(script), "\"$PMUVM\" run --pmu %s -- perf test %s 2>&1", pmu,
+			 perf_test_runs[v].tests);
 		if (!run_sh(&r, test_dir("perftest"), script))
 			return;
-		ck_assert_msg(r.status == 0, "%s: status %d\n%s%s", vendors[v], r.status, r.out, r.err);
+		ck_assert_msg(r.status == 0, "%s: status %d\n%s%s", pmu, r.status, r.out, r.err);
 		for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-			const char *p = strstr(r.out, want[i]);
-			const char *end = p ? strchr(p, '\n') : NULL;
+			const char *p, *end;
 
+			if (atoi(want[i]) == 26 && !strstr(perf_test_runs[v].tests, " 26 "))
+				continue;
+			p = strstr(r.out, want[i]);
+			end = p ? strchr(p, '\n') : NULL;
 			ck_assert_msg(p && end && end - p > 4 && !strncmp(end - 3, " Ok", 3),
-				      "%s: perf test %s not Ok:\n%s", vendors[v], want[i], r.out);
+				      "%s: perf test %s not Ok:\n%s", pmu, want[i], r.out);
 		}
-		ck_assert_msg(!strstr(r.out, "FAILED"), "%s:\n%s", vendors[v], r.out);
+		ck_assert_msg(!strstr(r.out, "FAILED"), "%s:\n%s", pmu, r.out);
 		pmuvm_result_free(&r);
 	}
 }
