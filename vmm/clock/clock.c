@@ -316,7 +316,6 @@ static bool clock_count(struct vcpu *vcpu, enum pmu_arch_event ev, uint64_t n, u
 			*held = n - (left - 1);
 			n = left - 1;
 		} else {
-			*hold = 0;
 			vcpu->pmu->clock->wrapped = true;
 		}
 	}
