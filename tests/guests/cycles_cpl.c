@@ -24,27 +24,11 @@
 #define STRETCH_TICKS	4000000ull	/* ~1.5 ms: under the clock's CPL sample interval */
 #define GAP_TICKS	2000
 
-static uint64_t rdtsc_user(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-
 /* At CPL3: spins STRETCH_TICKS TSC ticks; returns the ticks it ran. */
 static uint64_t user_stretch(uint64_t unused)
 {
-	uint64_t start = rdtsc_user(), prev = start, now, ran = 0;
-
 	(void)unused;
-	do {
-		now = rdtsc_user();
-		if (now - prev < GAP_TICKS)
-			ran += now - prev;
-		prev = now;
-	} while (now - start < STRETCH_TICKS);
-	return ran;
+	return pmu_spin_ticks(STRETCH_TICKS, GAP_TICKS);
 }
 
 int main(void)

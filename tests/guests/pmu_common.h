@@ -182,4 +182,23 @@ static inline void pmu_print_final(const struct pmu_cfg *c)
 	printf("\n");
 }
 
+/*
+ * Spins until `ticks` TSC ticks passed and returns those it ran: from one
+ * RDTSC to the next, gaps of `gap` or more mean it was interrupted (a
+ * handler, a host exit, the host scheduler) and do not count. Plain
+ * instructions, so it runs at CPL3 too (rt_run_user()).
+ */
+static inline uint64_t pmu_spin_ticks(uint64_t ticks, uint64_t gap)
+{
+	uint64_t start = rdtsc(), prev = start, now, ran = 0;
+
+	do {
+		now = rdtsc();
+		if (now - prev < gap)
+			ran += now - prev;
+		prev = now;
+	} while (now - start < ticks);
+	return ran;
+}
+
 #endif

@@ -61,14 +61,6 @@ static uint64_t sys_exits(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3)
 	return v;
 }
 
-static uint64_t rdtsc_user(void)
-{
-	uint32_t lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return ((uint64_t)hi << 32) | lo;
-}
-
 /* At CPL3: spins until it ran SPIN_TICKS ticks, a system call every CHUNK_TICKS. */
 static uint64_t user_chunks(uint64_t unused)
 {
@@ -76,14 +68,7 @@ static uint64_t user_chunks(uint64_t unused)
 
 	(void)unused;
 	while (ran < SPIN_TICKS) {
-		uint64_t start = rdtsc_user(), prev = start, now;
-
-		do {
-			now = rdtsc_user();
-			if (now - prev < GAP_TICKS)
-				ran += now - prev;
-			prev = now;
-		} while (now - start < CHUNK_TICKS);
+		ran += pmu_spin_ticks(CHUNK_TICKS, GAP_TICKS);
 		rt_syscall(SYS_EXITS, 0, 0, 0, 0);
 		calls++;
 	}

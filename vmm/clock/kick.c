@@ -44,22 +44,6 @@ bool clock_run_kicked(const struct vcpu *vcpu)
 	       (vcpu->run_result == 0 && vcpu->run->exit_reason == KVM_EXIT_INTR);
 }
 
-/* The run ended in an access to a register pmuvm emulates: an MSR, a port, MMIO. */
-static bool kick_run_register_exit(const struct vcpu *vcpu)
-{
-	if (vcpu->run_result)
-		return false;
-	switch (vcpu->run->exit_reason) {
-	case KVM_EXIT_X86_RDMSR:
-	case KVM_EXIT_X86_WRMSR:
-	case KVM_EXIT_IO:
-	case KVM_EXIT_MMIO:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* The guest's instruction bytes just before RIP end with an exiting instruction. */
 static bool kick_after_exiting_insn(struct vcpu *vcpu)
 {
@@ -151,7 +135,7 @@ void clock_kick_note_run(struct vcpu *vcpu)
 
 	if (!vcpu->sync_sregs)
 		return;
-	if (kick_run_register_exit(vcpu))
+	if (vcpu_exit_is_access(vcpu))
 		c->access_rip = rip;
 	else if (c->access_rip != UINT64_MAX && rip - c->access_rip > INSN_MAX_LEN)
 		c->access_rip = UINT64_MAX;

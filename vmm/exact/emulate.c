@@ -437,22 +437,6 @@ static const struct emu_ops emulate_ops = {
 	.insn = emulate_insn,
 };
 
-/* Exits KVM completes on the next KVM_RUN: the instruction is still in flight. */
-static bool emulate_exit_in_flight(const struct vcpu *vcpu)
-{
-	if (vcpu->run_result)
-		return false;
-	switch (vcpu->run->exit_reason) {
-	case KVM_EXIT_IO:
-	case KVM_EXIT_MMIO:
-	case KVM_EXIT_X86_RDMSR:
-	case KVM_EXIT_X86_WRMSR:
-		return true;
-	default:
-		return false;
-	}
-}
-
 /*
  * Whether the coming instructions may run in the emulator: 64-bit code at
  * CPL0, or CPL3 where the host steps CPL3 (what the emulator hands over
@@ -473,7 +457,7 @@ static bool emulate_may_enter(struct vcpu *vcpu, struct exact_emulate *m,
 		m->hold--;
 		return false;
 	}
-	if ((x->pending && !rep_more) || emulate_exit_in_flight(vcpu) ||
+	if ((x->pending && !rep_more) || vcpu_exit_is_access(vcpu) ||
 	    insn_mode_of(s) != INSN_MODE_64 ||
 	    (r->rflags & X86_RFLAGS_TF))
 		return false;

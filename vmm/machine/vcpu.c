@@ -265,6 +265,21 @@ void vcpu_kick(struct vcpu *vcpu)
 		pthread_kill(vcpu->thread, VCPU_KICK_SIGNAL);
 }
 
+bool vcpu_exit_is_access(const struct vcpu *vcpu)
+{
+	if (vcpu->run_result)
+		return false;
+	switch (vcpu->run->exit_reason) {
+	case KVM_EXIT_IO:
+	case KVM_EXIT_MMIO:
+	case KVM_EXIT_X86_RDMSR:
+	case KVM_EXIT_X86_WRMSR:
+		return true;
+	default:
+		return false;
+	}
+}
+
 unsigned int vcpu_cpl(struct vcpu *vcpu)
 {
 	struct kvm_sregs sregs;

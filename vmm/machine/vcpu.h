@@ -90,6 +90,12 @@ void vcpu_dump_regs(struct vcpu *vcpu);
 unsigned int vcpu_cpl(struct vcpu *vcpu);
 
 /*
+ * The last KVM_RUN ended in a guest access pmuvm completes (a port, MMIO,
+ * an MSR): KVM finishes the instruction on the next KVM_RUN.
+ */
+bool vcpu_exit_is_access(const struct vcpu *vcpu);
+
+/*
  * The registers as of the last exit: the kvm_run sync area when KVM has
  * one, else fetched copies.  After changing *regs, call vcpu_state_changed()
  * so the next KVM_RUN uses them.
