@@ -12,7 +12,11 @@
 #define P		0x1ULL
 #define RW		0x2ULL
 #define US		0x4ULL
+#define A		0x20ULL
+#define D		0x40ULL
 #define PS		0x80ULL
+/* Entries a CPU has walked and written through: va_map.c maps only those. */
+#define PAD		(P | A | D)
 
 #define CR0_PG_PE	0x80000001ULL
 #define CR0_WP		(1ULL << 16)
@@ -238,17 +242,17 @@ START_TEST(test_va_map_runs)
 	struct va_run r[8];
 
 	/* Two 4 KiB pages contiguous in both spaces: one run; a third elsewhere: another. */
-	map4k(pml4, 0x400000, 0x200000, P | RW | US, P | RW | US);
-	map4k(pml4, 0x401000, 0x201000, P | RW | US, P | RW | US);
-	map4k(pml4, 0x402000, 0x205000, P | RW | US, P | RW | US);
+	map4k(pml4, 0x400000, 0x200000, PAD | RW | US, PAD | RW | US);
+	map4k(pml4, 0x401000, 0x201000, PAD | RW | US, PAD | RW | US);
+	map4k(pml4, 0x402000, 0x205000, PAD | RW | US, PAD | RW | US);
 	/* Read-only, supervisor-only, and execute-disabled pages. */
-	map4k(pml4, 0x403000, 0x206000, P | RW | US, P | US);
-	map4k(pml4, 0x404000, 0x207000, P | RW | US, P | RW);
-	map4k(pml4, 0x405000, 0x208000, P | RW | US, P | RW | US | (1ULL << 63));
+	map4k(pml4, 0x403000, 0x206000, PAD | RW | US, PAD | US);
+	map4k(pml4, 0x404000, 0x207000, PAD | RW | US, PAD | RW);
+	map4k(pml4, 0x405000, 0x208000, PAD | RW | US, PAD | RW | US | (1ULL << 63));
 	/* A page beyond RAM (MMIO): no run. */
-	map4k(pml4, 0x406000, 0xfee00000ULL, P | RW | US, P | RW | US);
+	map4k(pml4, 0x406000, 0xfee00000ULL, PAD | RW | US, PAD | RW | US);
 	/* A negative (kernel-half) address: canonical. */
-	map4k(pml4, 0xffff800000001000ULL, 0x300000, P | RW, P | RW);
+	map4k(pml4, 0xffff800000001000ULL, 0x300000, PAD | RW, PAD | RW);
 	ps.efer |= 1ULL << 11;	/* NXE */
 
 	ck_assert_int_eq(va_map_build(&mem, &ps, false, r, 8), 6);
@@ -302,18 +306,18 @@ END_TEST
 
 START_TEST(test_va_map_large_and_modes)
 {
-	uint64_t pml4 = new_table(), pdpt = next_level(pml4, 0, P | RW);
-	uint64_t pd = next_level(pdpt, 0, P | RW);
+	uint64_t pml4 = new_table(), pdpt = next_level(pml4, 0, PAD | RW);
+	uint64_t pd = next_level(pdpt, 0, PAD | RW);
 	struct paging_state ps = long_mode(pml4);
 	struct va_run r[4];
 
 	/* 2 MiB pages, merged; one whose address has bit 12 (PAT) set; one beyond RAM. */
-	set64(pd, 0, 0x0 | P | RW | PS);
-	set64(pd, 1, 0x200000 | P | RW | PS);
-	set64(pd, 2, (RAM_SIZE - 0x200000) | 0x1000 | P | RW | PS);
-	set64(pd, 3, (uint64_t)RAM_SIZE | P | RW | PS);
+	set64(pd, 0, 0x0 | PAD | RW | PS);
+	set64(pd, 1, 0x200000 | PAD | RW | PS);
+	set64(pd, 2, (RAM_SIZE - 0x200000) | 0x1000 | PAD | RW | PS);
+	set64(pd, 3, (uint64_t)RAM_SIZE | PAD | RW | PS);
 	/* A 1 GiB page at 1 GiB over guest-physical 0: clipped to RAM's 64 MiB. */
-	set64(pdpt, 1, 0 | P | RW | PS);
+	set64(pdpt, 1, 0 | PAD | RW | PS);
 	ck_assert_int_eq(va_map_build(&mem, &ps, false, r, 4), 3);
 	ck_assert_uint_eq(r[0].la, 0);
 	ck_assert_uint_eq(r[0].len, 0x400000);
@@ -342,6 +346,36 @@ START_TEST(test_va_map_large_and_modes)
 }
 END_TEST
 
+
+/* Accessed and dirty flags (SDM vol. 3A 4.8): the emulator cannot set them, so KVM must. */
+START_TEST(test_va_map_accessed_dirty)
+{
+	uint64_t pml4 = new_table();
+	struct paging_state ps = long_mode(pml4);
+	struct va_run r[4];
+
+	map4k(pml4, 0x400000, 0x200000, PAD | RW, PAD | RW);		/* walked, written */
+	map4k(pml4, 0x401000, 0x201000, PAD | RW, P | A | RW);		/* clean: read-only */
+	map4k(pml4, 0x402000, 0x202000, PAD | RW, P | RW | D);		/* never accessed: left out */
+	ck_assert_int_eq(va_map_build(&mem, &ps, false, r, 4), 2);
+	ck_assert_uint_eq(r[0].la, 0x400000);
+	ck_assert_uint_eq(r[0].prot, VA_READ | VA_WRITE | VA_EXEC);
+	ck_assert_uint_eq(r[1].la, 0x401000);
+	ck_assert_uint_eq(r[1].prot, VA_READ | VA_EXEC);
+	ck_assert_int_eq(va_map_page(&mem, &ps, false, 0x401000, &r[0]), 0);
+	ck_assert_uint_eq(r[0].prot, VA_READ | VA_EXEC);
+	ck_assert_int_eq(va_map_page(&mem, &ps, false, 0x402000, &r[0]), -EFAULT);
+	/* A clean page stays read-only with CR0.WP clear: a write must set its dirty flag. */
+	ps.cr0 &= ~CR0_WP;
+	ck_assert_int_eq(va_map_page(&mem, &ps, false, 0x401000, &r[0]), 0);
+	ck_assert_uint_eq(r[0].prot, VA_READ | VA_EXEC);
+	/* A table entry never accessed: nothing below it. */
+	map4k(pml4, 0x8000000000ULL, 0x203000, P | RW, PAD | RW);
+	ck_assert_int_eq(va_map_page(&mem, &ps, false, 0x8000000000ULL, &r[0]), -EFAULT);
+	ck_assert_int_eq(va_map_build(&mem, &ps, false, r, 4), 2);
+}
+END_TEST
+
 static Suite *pagewalk_suite(void)
 {
 	Suite *s = suite_create("pagewalk");
@@ -357,6 +391,7 @@ static Suite *pagewalk_suite(void)
 	tcase_add_test(tc, test_linear_copy);
 	tcase_add_test(tc, test_va_map_runs);
 	tcase_add_test(tc, test_va_map_large_and_modes);
+	tcase_add_test(tc, test_va_map_accessed_dirty);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -16,6 +16,8 @@
 #define PTE_P		(1ULL << 0)
 #define PTE_RW		(1ULL << 1)
 #define PTE_US		(1ULL << 2)
+#define PTE_A		(1ULL << 5)
+#define PTE_D		(1ULL << 6)
 #define PTE_PS		(1ULL << 7)
 #define PTE_XD		(1ULL << 63)
 #define PTE_ADDR	0x000ffffffffff000ULL	/* MAXPHYADDR 52 */
@@ -30,12 +32,16 @@ struct va_build {
 	int err;
 };
 
-/* The rights of a page whose levels allow `rw`, `us` and forbid execution with `xd`. */
-static unsigned int va_prot(const struct va_build *b, bool rw, bool us, bool xd)
+/*
+ * The rights of a page whose levels allow `rw`, `us` and forbid execution
+ * with `xd`, and whose leaf entry is `leaf`: no write while its dirty flag
+ * is clear (va_map.h).
+ */
+static unsigned int va_prot(const struct va_build *b, bool rw, bool us, bool xd, uint64_t leaf)
 {
 	unsigned int prot = VA_READ;
 
-	if (rw || (!b->user && !b->wp))
+	if ((rw || (!b->user && !b->wp)) && (leaf & PTE_D))
 		prot |= VA_WRITE;
 	if (!xd && !(!b->user && b->smep && us))
 		prot |= VA_EXEC;
@@ -86,7 +92,7 @@ static void va_walk(struct va_build *b, uint64_t table, int level, uint64_t la_b
 		bool e_rw, e_us, e_xd;
 
 		memcpy(&e, &t[i], sizeof(e));
-		if (!(e & PTE_P))
+		if ((e & (PTE_P | PTE_A)) != (PTE_P | PTE_A))
 			continue;
 		if (level == 4 && (la & (1ULL << 47)))
 			la |= 0xffff000000000000ULL;	/* canonical: bits 63:48 copy bit 47 */
@@ -98,7 +104,8 @@ static void va_walk(struct va_build *b, uint64_t table, int level, uint64_t la_b
 		if (level == 1 || (level <= 3 && (e & PTE_PS))) {
 			uint64_t size = 1ULL << shift;
 
-			va_page(b, la, e & PTE_ADDR & ~(size - 1), size, va_prot(b, e_rw, e_us, e_xd));
+			va_page(b, la, e & PTE_ADDR & ~(size - 1), size,
+				va_prot(b, e_rw, e_us, e_xd, e));
 			continue;
 		}
 		va_walk(b, e & PTE_ADDR, level - 1, la, e_rw, e_us, e_xd);
@@ -142,7 +149,7 @@ int va_map_page(const struct guest_mem *mem, const struct paging_state *ps, bool
 		if (!t)
 			return -EFAULT;
 		memcpy(&e, &t[(la >> shift) & 511], sizeof(e));
-		if (!(e & PTE_P))
+		if ((e & (PTE_P | PTE_A)) != (PTE_P | PTE_A))
 			return -EFAULT;
 		rw = rw && (e & PTE_RW);
 		us = us && (e & PTE_US);
@@ -151,7 +158,7 @@ int va_map_page(const struct guest_mem *mem, const struct paging_state *ps, bool
 			return -EFAULT;
 		if (level == 1 || (level <= 3 && (e & PTE_PS))) {
 			va_page(&b, la & ~(size - 1), e & PTE_ADDR & ~(size - 1), size,
-				va_prot(&b, rw, us, xd));
+				va_prot(&b, rw, us, xd, e));
 			for (unsigned int i = 0; i < b.n; i++)
 				if (la - pieces[i].la < pieces[i].len) {
 					*out = pieces[i];

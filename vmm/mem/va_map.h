@@ -39,6 +39,11 @@ struct va_run {
  * EFER.NXE) and, at CPL0-2 with CR4.SMEP, the page is not a user page.
  * SMAP is not modelled: supervisor data accesses see user pages, as a
  * kernel between STAC and CLAC does (docs/counting.md, "The emulation engine").
+ * The emulator cannot set the accessed and dirty flags a CPU sets as it
+ * walks (SDM vol. 3A 4.8), which the guest's memory management reads: a
+ * page with an entry whose accessed flag is clear is left out, and one
+ * whose dirty flag is clear is not writable, so that such an access goes
+ * to KVM, which sets them.
  */
 int va_map_build(const struct guest_mem *mem, const struct paging_state *ps, bool user,
 		 struct va_run *out, unsigned int max);
