@@ -333,11 +333,6 @@ static __attribute__((noinline)) void clock_account(struct vcpu *vcpu)
 
 	if (!c->timing)
 		return;
-	/* A single step's time is the stepping's; exact/ counts its cycles at --cpi. */
-	if (vcpu->pmu->step_run) {
-		clock_kick_note_run(vcpu);
-		return;
-	}
 	ns = vcpu->run_cpu_ns;
 	/* The exits' own cost (kvm/probe.c) is the host's time, not the guest's. */
 	exit_ns = clock_exits_ns(vcpu, ns);
