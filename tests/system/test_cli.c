@@ -510,6 +510,9 @@ START_TEST(test_triple_fault)
 	ck_assert(strstr(r.err, "pmuvm: vCPU 0: guest triple fault (shutdown)"));
 	ck_assert(strstr(r.err, "pmuvm: vCPU 0 registers:"));
 	ck_assert(strstr(r.err, "rip="));
+	/* Where it was before: its last exits, the shutdown (KVM_EXIT_SHUTDOWN, 8) last. */
+	ck_assert_msg(strstr(r.err, "pmuvm: vCPU 0: the last "), "%s", r.err);
+	ck_assert_msg(strstr(r.err, "exit reason 8  cs="), "%s", r.err);
 	json = read_file_str(repp);
 	ck_assert_ptr_nonnull(json);
 	ck_assert(strstr(json, "\"reason\":\"triple-fault\""));

@@ -92,6 +92,7 @@ static void exit_shutdown(struct vcpu *vcpu)
 {
 	vcpu->exits[VCPU_EXIT_SHUTDOWN]++;
 	pr_err("vCPU %d: guest triple fault (shutdown)", vcpu->id);
+	vcpu_dump_trail(vcpu);
 	vcpu_dump_and_stop(vcpu, VM_STOP_TRIPLE_FAULT);
 }
 
@@ -227,6 +228,23 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* One exit into the ring vcpu_dump_trail() prints; only with sync regs. */
+static void vcpu_trail_note(struct vcpu *vcpu)
+{
+	const struct kvm_sync_regs *s = &vcpu->run->s.regs;
+	struct vcpu_trail *t;
+
+	if (!vcpu->sync_sregs)
+		return;
+	t = &vcpu->trail[vcpu->trail_n++ % VCPU_TRAIL_LEN];
+	t->rip = s->regs.rip;
+	t->rsp = s->regs.rsp;
+	t->cr3 = s->sregs.cr3;
+	t->cs = s->sregs.cs.selector;
+	t->run_result = vcpu->run_result;
+	t->exit_reason = vcpu->run->exit_reason;
+}
+
 static int vcpu_thread_start(struct vcpu *vcpu)
 {
 	unsigned int i;
@@ -297,6 +315,7 @@ void *vcpu_thread(void *arg)
 		vcpu->run_result = r < 0 ? -errno : 0;
 		if (vcpu->time_run)
 			vcpu->run_cpu_ns = thread_cpu_ns() - vcpu->run_cpu_ns;
+		vcpu_trail_note(vcpu);
 		if (timing) {
 			t_out = mono_ns();
 			vcpu->bench_run_ns += t_out - t_in;

@@ -346,6 +346,23 @@ static void dump_stack(struct vcpu *vcpu, const struct kvm_regs *r, const struct
 	fprintf(stderr, "\n");
 }
 
+void vcpu_dump_trail(const struct vcpu *vcpu)
+{
+	uint64_t n = vcpu->trail_n, i = n > VCPU_TRAIL_LEN ? n - VCPU_TRAIL_LEN : 0;
+
+	if (!n)
+		return;
+	fprintf(stderr, "pmuvm: vCPU %d: the last %" PRIu64 " of its %" PRIu64 " exits (oldest first):\n",
+		vcpu->id, n - i, n);
+	for (; i < n; i++) {
+		const struct vcpu_trail *t = &vcpu->trail[i % VCPU_TRAIL_LEN];
+
+		fprintf(stderr, "  KVM_RUN %-3d exit reason %-2" PRIu32, t->run_result, t->exit_reason);
+		fprintf(stderr, " cs=%04x rip=%016" PRIx64 " rsp=%016" PRIx64 " cr3=%016" PRIx64 "\n",
+			t->cs, t->rip, t->rsp, t->cr3);
+	}
+}
+
 void vcpu_dump_regs(struct vcpu *vcpu)
 {
 	struct kvm_regs r;

@@ -24,6 +24,21 @@ struct vcpu_pmu;
 #define VCPU_KICK_SIGNAL	SIGUSR2
 
 /* Exit kinds counted per vCPU for the report. */
+/*
+ * Where the guest was at its last few exits, from the registers KVM hands
+ * back with each (KVM_CAP_SYNC_REGS). Printed at a triple fault: KVM on
+ * AMD puts the vCPU through INIT at a shutdown (the VMCB is undefined
+ * after it, APM vol. 2 15.9), so its registers are gone by then.
+ */
+#define VCPU_TRAIL_LEN	8
+
+struct vcpu_trail {
+	uint64_t rip, rsp, cr3;
+	int run_result;			/* KVM_RUN's return value: -EINTR for a kick */
+	uint32_t exit_reason;		/* kvm_run's, when run_result is 0 */
+	uint16_t cs;
+};
+
 enum vcpu_exit_kind {
 	VCPU_EXIT_IO,
 	VCPU_EXIT_MMIO,
@@ -73,6 +88,8 @@ struct vcpu {
 	struct vcpu_pmu *pmu;		/* the PMU layer's per-vCPU state (pmu/vcpu_pmu.h) */
 
 	uint64_t exits[VCPU_EXIT_NR];
+	struct vcpu_trail trail[VCPU_TRAIL_LEN];	/* a ring; trail_n exits in all */
+	uint64_t trail_n;
 	/* PMUVM_BENCH_TIMING=1 (make bench only, run.c): where the thread's time went. */
 	uint64_t bench_vmm_ns;		/* between KVM_RUNs: pmuvm's own work */
 	uint64_t bench_run_ns;		/* inside KVM_RUN */
@@ -85,6 +102,9 @@ void vcpu_kick(struct vcpu *vcpu);
 
 /* Prints the vCPU's registers to stderr (triple fault, internal error). */
 void vcpu_dump_regs(struct vcpu *vcpu);
+
+/* Prints the last exits' places, oldest first, to stderr (triple fault). */
+void vcpu_dump_trail(const struct vcpu *vcpu);
 
 /* Current privilege level (CS.DPL, or 0 outside protected mode). */
 unsigned int vcpu_cpl(struct vcpu *vcpu);
