@@ -82,10 +82,29 @@ static void sh_in(struct pmuvm_result *r, const char *dir, const char *script)
 	ck_assert_int_eq(cmd_run(r, env, RUN_LIMIT_S, (const char *const[]){ "sh", "-c", full, NULL }), 0);
 }
 
-/* sh_in(); false (after test_skip()) when pmuvm run found no kernel here. */
+#define RUN_TRIPLE_FAULT "guest triple fault (shutdown)"
+
+/*
+ * sh_in(); false (after test_skip()) when pmuvm run found no kernel here.
+ * The lab's nested SVM now and then triple-faults a running guest,
+ * QEMU/KVM's as well as pmuvm's (tests/lab/README.md, "Guests the lab
+ * resets"): there, a script whose guest did is run once more, and said
+ * so with the trail pmuvm printed. Natively a triple fault fails the test.
+ */
 static bool run_sh(struct pmuvm_result *r, const char *dir, const char *script)
 {
-	sh_in(r, dir, script);
+	for (int attempt = 1;; attempt++) {
+		const char *tf;
+
+		sh_in(r, dir, script);
+		tf = strstr(r->err, RUN_TRIPLE_FAULT);
+		tf = tf ? tf : strstr(r->out, RUN_TRIPLE_FAULT);
+		if (!tf || !getenv("PMUVM_LAB") || attempt == 2)
+			break;
+		printf("note: pmuvm run's guest triple-faulted in the lab (attempt %d, status %d):\n%.*s\n",
+		       attempt, r->status, 2000, tf);
+		pmuvm_result_free(r);
+	}
 	if (r->status == 14 && strstr(r->err, "pmuvm: run: no kernel:")) {
 		test_skip("pmuvm run: no kernel: %.*s", (int)strcspn(r->err, "\n"), r->err);
 		pmuvm_result_free(r);
