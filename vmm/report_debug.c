@@ -166,6 +166,7 @@ static json_object *report_emulate(const struct exact_emulate_stats *st)
 	json_object_object_add(o, "map_failures", report_u64(st->map_failures));
 	json_object_object_add(o, "demand_maps", report_u64(st->demand_maps));
 	json_object_object_add(o, "code_flushes", report_u64(st->code_flushes));
+	json_object_object_add(o, "fpu_loads", report_u64(st->fpu_loads));
 	return o;
 }
 
@@ -178,7 +179,14 @@ static json_object *report_vcpu_exact(const struct vcpu *vcpu)
 	const struct icache *ic = x->icache;
 	json_object *o = json_object_new_object();
 
+	json_object *hidden = json_object_new_array();
+
 	json_object_object_add(o, "engine", json_object_new_string(x->engine ? x->engine->name : "none"));
+	for (unsigned int i = 0; i < EXACT_CPUID_HIDDEN_NR; i++)
+		if (x->cpuid_hidden & (1ull << i))
+			json_object_array_add(hidden,
+					      json_object_new_string(exact_cpuid_hidden_name(i)));
+	json_object_object_add(o, "cpuid_hidden", hidden);
 	json_object_object_add(o, "steps", report_u64(x->steps));
 	json_object_object_add(o, "retired", report_u64(x->retired));
 	json_object_object_add(o, "not_retired", report_u64(x->not_retired));

@@ -1039,6 +1039,47 @@ START_TEST(test_exact_rep_in_emulator)
 }
 END_TEST
 
+/* The guest's "exact_fpu:" line, for comparing two runs. */
+static char *fpu_line(const struct pmuvm_result *r)
+{
+	const char *p = strstr(r->out, "exact_fpu: ");
+
+	ck_assert_msg(p, "no exact_fpu line:\n%s", r->out);
+	return strndup(p, strcspn(p, "\n"));
+}
+
+/*
+ * x87, MMX and SSE instructions counted (exact_fpu): the emulation engine
+ * runs them given the vCPU's state of those, so KVM steps none of the
+ * loop's; the count and every result are what stepping gives. Only where
+ * KVM runs guest kernel mode natively: its instruction emulator (kvm_pvm)
+ * runs no x87 or SSE instruction at CPL0.
+ */
+START_TEST(test_exact_fpu_in_emulator)
+{
+	struct pmuvm_result r;
+	char *stepped, *emulated;
+
+	REQUIRE_KVM();
+	if (!host_probe_says("exact_off", "guest kernel mode (CPL0) runs natively"))
+		TEST_SKIP("KVM emulates guest kernel mode here");
+	pmuvm_run(&r, "--exact", "step", "--timeout", "120", "--append", "rounds=200",
+		  guest_path("exact_fpu"));
+	expect_guest_pass(&r, "exact_fpu --exact step");
+	stepped = fpu_line(&r);
+	pmuvm_result_free(&r);
+	run_emulated(&r, "exact_fpu", "rounds=200", "120");
+	emulated = fpu_line(&r);
+	ck_assert_str_eq(emulated, stepped);
+	ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.fpu_loads"), 1);
+	/* 2,800 counted in the loop: stepped, its x87/SSE instructions would be 2,400 steps. */
+	ck_assert_uint_lt(json_u64(r.report, "vcpus.0.debug.exact.emulate.steps"), 50);
+	free(stepped);
+	free(emulated);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 /*
  * 100M instructions counted at CPL0 under the emulation engine: bench_exact's
  * loop of 50M `dec; jnz` iterations in fixed counter 0, exact (the guest
@@ -1148,6 +1189,7 @@ static Suite *exact_suite(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_exact_100m_cpl0);
 	tcase_add_test(tc, test_exact_rep_in_emulator);
+	tcase_add_test(tc, test_exact_fpu_in_emulator);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pmi_resume");
 	tcase_set_timeout(tc, 300);

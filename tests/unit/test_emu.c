@@ -137,6 +137,65 @@ START_TEST(test_emu_remap_and_flush)
 }
 END_TEST
 
+/* An 80-bit value into an FXSAVE image's ST(i) slot: mantissa, then sign and exponent. */
+static void fx_st(uint8_t *fx, unsigned int i, uint64_t mant, uint16_t se)
+{
+	memcpy(fx + 32 + 16 * i, &mant, 8);
+	memcpy(fx + 32 + 16 * i + 8, &se, 2);
+}
+
+START_TEST(test_emu_fpu)
+{
+	/* faddp st(1), st; addsd xmm1, xmm1; fldcw [rax] */
+	static const uint8_t code[] = { 0xde, 0xc1, 0xf2, 0x0f, 0x58, 0xc9, 0xd9, 0x28 };
+	uint8_t fx[EMU_FXSAVE_SIZE] = { 0 }, out[EMU_FXSAVE_SIZE];
+	uint16_t fcw = 0x37f, fsw = 6u << 11, cw = 0x27f, v16;
+	uint32_t mxcsr = 0x1f80;
+	uint64_t xmm1 = 0x3ff8000000000000ULL;	/* 1.5 */
+	uint64_t v64;
+	struct kvm_regs r = { .rax = CODE_LA + 0x800 };
+
+	memcpy(fx + 0, &fcw, 2);
+	memcpy(fx + 2, &fsw, 2);
+	fx[4] = 0xc0;				/* physical registers 6 and 7 valid */
+	memset(fx + 6, 0xa5, 18);		/* FOP, FIP, FDP: kept as they are */
+	memcpy(fx + 24, &mxcsr, 4);
+	fx_st(fx, 0, 0x8000000000000000ULL, 0x4000);	/* ST(0) = 2.0 */
+	fx_st(fx, 1, 0xc000000000000000ULL, 0x4000);	/* ST(1) = 3.0 */
+	memcpy(fx + 160 + 16, &xmm1, 8);
+	memcpy(fx + 160 + 16 * 15 + 8, &xmm1, 8);	/* XMM15's high half */
+	memcpy(ram + 0x800, &cw, 2);
+
+	load(code, sizeof(code), &r);
+	ck_assert_int_eq(emu_set_fpu(e, fx), 0);
+	memcpy(out, fx, sizeof(out));
+	memset(out, 0, 6);
+	ck_assert_int_eq(emu_get_fpu(e, out), 0);
+	ck_assert_int_eq(memcmp(out, fx, sizeof(fx)), 0);	/* in and out unchanged */
+
+	stop_at = CODE_LA + sizeof(code);
+	ck_assert_int_eq(emu_run(e, &ops, NULL), EMU_END_STOPPED);
+	ck_assert_int_eq(emu_get_state(e, &r), 0);
+	ck_assert_uint_eq(r.rip, CODE_LA + sizeof(code));
+	ck_assert_int_eq(emu_get_fpu(e, out), 0);
+	memcpy(&v16, out + 2, 2);
+	ck_assert_uint_eq((v16 >> 11) & 7, 7);			/* popped: TOP 7 */
+	ck_assert_uint_eq(out[4], 0x80);			/* only physical 7 valid */
+	memcpy(&v64, out + 32, 8);
+	ck_assert_uint_eq(v64, 0xa000000000000000ULL);		/* ST(0) = 5.0 */
+	memcpy(&v16, out + 32 + 8, 2);
+	ck_assert_uint_eq(v16, 0x4001);
+	memcpy(&v64, out + 160 + 16, 8);
+	ck_assert_uint_eq(v64, 0x4008000000000000ULL);		/* XMM1 = 3.0 */
+	memcpy(&v64, out + 160 + 16 * 15 + 8, 8);
+	ck_assert_uint_eq(v64, xmm1);
+	memcpy(&v16, out + 0, 2);
+	ck_assert_uint_eq(v16, cw);				/* FLDCW */
+	for (unsigned int i = 6; i < 24; i++)
+		ck_assert_uint_eq(out[i], 0xa5);
+}
+END_TEST
+
 static Suite *emu_suite(void)
 {
 	Suite *s = suite_create("emu");
@@ -146,6 +205,7 @@ static Suite *emu_suite(void)
 	tcase_add_test(tc, test_emu_stop_before);
 	tcase_add_test(tc, test_emu_fault_and_rep);
 	tcase_add_test(tc, test_emu_remap_and_flush);
+	tcase_add_test(tc, test_emu_fpu);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -20,6 +20,7 @@ struct decode_case {
 #define B	INSN_BRANCH
 #define S	INSN_SYSTEM
 #define K	INSN_STACK_BRANCH
+#define F	INSN_FPU
 static const struct decode_case decode_cases[] = {
 	{ "nop", INSN_MODE_64, { 0x90 }, 1, 0, 0 },
 	{ "wrmsr", INSN_MODE_64, { 0x0f, 0x30 }, 2, INSN_WRMSR | S, 0 },
@@ -78,9 +79,21 @@ static const struct decode_case decode_cases[] = {
 	{ "mov eax, fs", INSN_MODE_64, { 0x8c, 0xe0 }, 2, S, 0 },
 	{ "push fs", INSN_MODE_64, { 0x0f, 0xa0 }, 2, S, 0 },
 	{ "mov cr3, rax", INSN_MODE_64, { 0x0f, 0x22, 0xd8 }, 3, S, 0 },
-	{ "movaps xmm0, [rax]", INSN_MODE_64, { 0x0f, 0x28, 0x00 }, 3, S, 0 },
-	{ "fld1", INSN_MODE_64, { 0xd9, 0xe8 }, 2, S, 0 },
+	/* ...and what it may run given the x87, MMX and SSE state too (INSN_FPU). */
+	{ "movaps xmm0, [rax]", INSN_MODE_64, { 0x0f, 0x28, 0x00 }, 3, F, 0 },
+	{ "fld1", INSN_MODE_64, { 0xd9, 0xe8 }, 2, F, 0 },
+	{ "fldcw [rax]", INSN_MODE_64, { 0xd9, 0x28 }, 2, F, 0 },
+	{ "ldmxcsr [rax]", INSN_MODE_64, { 0x0f, 0xae, 0x10 }, 3, F, 0 },
+	{ "paddd mm0, mm1", INSN_MODE_64, { 0x0f, 0xfe, 0xc1 }, 3, F, 0 },
+	{ "pshufb xmm0, xmm1", INSN_MODE_64, { 0x66, 0x0f, 0x38, 0x00, 0xc1 }, 5, F, 0 },
+	{ "pcmpistri xmm0, xmm1, 0", INSN_MODE_64, { 0x66, 0x0f, 0x3a, 0x63, 0xc1, 0x00 }, 6, F, 0 },
+	{ "cvtsi2sd xmm0, rax", INSN_MODE_64, { 0xf2, 0x48, 0x0f, 0x2a, 0xc0 }, 5, F, 0 },
+	{ "fnstenv [rax]", INSN_MODE_64, { 0xd9, 0x30 }, 2, S, 0 },
+	{ "fnsave [rax]", INSN_MODE_64, { 0xdd, 0x30 }, 2, S, 0 },
+	{ "fxsave [rax]", INSN_MODE_64, { 0x0f, 0xae, 0x00 }, 3, S, 0 },
+	{ "fxrstor64 [rax]", INSN_MODE_64, { 0x48, 0x0f, 0xae, 0x08 }, 4, S, 0 },
 	{ "vzeroupper", INSN_MODE_64, { 0xc5, 0xf8, 0x77 }, 3, S, 0 },
+	{ "vaddps xmm0, xmm1, xmm2", INSN_MODE_64, { 0xc5, 0xf0, 0x58, 0xc2 }, 4, S, 0 },
 	{ "xsave [rax]", INSN_MODE_64, { 0x0f, 0xae, 0x20 }, 3, S, 0 },
 	{ "invlpg [rax]", INSN_MODE_64, { 0x0f, 0x01, 0x38 }, 3, INSN_TLB | S, 0 },
 	{ "mov eax, fs:[rbx] (a segment override)", INSN_MODE_64, { 0x64, 0x8b, 0x03 }, 3, 0, 0 },

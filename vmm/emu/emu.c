@@ -194,6 +194,83 @@ int emu_get_state(struct emu *e, struct kvm_regs *r)
 	return 0;
 }
 
+/* Offsets in the FXSAVE legacy region (SDM vol. 1 Table 10-2). */
+#define FX_FCW		0
+#define FX_FSW		2
+#define FX_FTW		4
+#define FX_MXCSR	24
+#define FX_ST0		32	/* ST(i) at FX_ST0 + 16 * i: 80 bits */
+#define FX_XMM0		160	/* XMM(i) at FX_XMM0 + 16 * i */
+#define FX_FSW_TOP(fsw)	(((fsw) >> 11) & 7)
+
+/*
+ * Unicorn names the x87 registers by their physical number (FP0-7), the
+ * image by stack position: ST(i) is physical register (TOP + i) mod 8. The
+ * image's tag is one bit per physical register (1: valid), Unicorn's two
+ * (11: empty).
+ */
+int emu_set_fpu(struct emu *e, const uint8_t *fx)
+{
+	uint16_t fcw, fsw, tag = 0;
+	uint32_t mxcsr;
+	unsigned int top;
+	bool ok = true;
+
+	memcpy(&fcw, fx + FX_FCW, 2);
+	memcpy(&fsw, fx + FX_FSW, 2);
+	memcpy(&mxcsr, fx + FX_MXCSR, 4);
+	top = FX_FSW_TOP(fsw);
+	for (unsigned int i = 0; i < 8; i++) {
+		uint8_t v[16];
+
+		memcpy(v, fx + FX_ST0 + 16 * i, 10);
+		ok = ok && uc_reg_write(e->uc, UC_X86_REG_FP0 + (int)((top + i) & 7), v) == UC_ERR_OK;
+		if (!(fx[FX_FTW] & (1u << i)))
+			tag |= 3u << (2 * i);
+	}
+	for (unsigned int i = 0; i < 16; i++)
+		ok = ok && uc_reg_write(e->uc, UC_X86_REG_XMM0 + (int)i,
+					fx + FX_XMM0 + 16 * i) == UC_ERR_OK;
+	ok = ok && uc_reg_write(e->uc, UC_X86_REG_FPCW, &fcw) == UC_ERR_OK &&
+	     uc_reg_write(e->uc, UC_X86_REG_FPSW, &fsw) == UC_ERR_OK &&
+	     uc_reg_write(e->uc, UC_X86_REG_FPTAG, &tag) == UC_ERR_OK &&
+	     uc_reg_write(e->uc, UC_X86_REG_MXCSR, &mxcsr) == UC_ERR_OK;
+	return ok ? 0 : -EINVAL;
+}
+
+int emu_get_fpu(struct emu *e, uint8_t *fx)
+{
+	uint16_t fcw, fsw, tag;
+	uint32_t mxcsr;
+	unsigned int top;
+	uint8_t ftw = 0;
+
+	if (uc_reg_read(e->uc, UC_X86_REG_FPCW, &fcw) != UC_ERR_OK ||
+	    uc_reg_read(e->uc, UC_X86_REG_FPSW, &fsw) != UC_ERR_OK ||
+	    uc_reg_read(e->uc, UC_X86_REG_FPTAG, &tag) != UC_ERR_OK ||
+	    uc_reg_read(e->uc, UC_X86_REG_MXCSR, &mxcsr) != UC_ERR_OK)
+		return -EINVAL;
+	top = FX_FSW_TOP(fsw);
+	for (unsigned int i = 0; i < 8; i++) {
+		uint8_t v[16] = { 0 };
+
+		if (uc_reg_read(e->uc, UC_X86_REG_FP0 + (int)((top + i) & 7), v) != UC_ERR_OK)
+			return -EINVAL;
+		memcpy(fx + FX_ST0 + 16 * i, v, 10);
+		memset(fx + FX_ST0 + 16 * i + 10, 0, 6);
+		if (((tag >> (2 * i)) & 3) != 3)
+			ftw |= 1u << i;
+	}
+	for (unsigned int i = 0; i < 16; i++)
+		if (uc_reg_read(e->uc, UC_X86_REG_XMM0 + (int)i, fx + FX_XMM0 + 16 * i) != UC_ERR_OK)
+			return -EINVAL;
+	memcpy(fx + FX_FCW, &fcw, 2);
+	memcpy(fx + FX_FSW, &fsw, 2);
+	fx[FX_FTW] = ftw;
+	memcpy(fx + FX_MXCSR, &mxcsr, 4);
+	return 0;
+}
+
 enum emu_end emu_run(struct emu *e, const struct emu_ops *ops, void *opaque)
 {
 	uc_err err;

@@ -55,6 +55,16 @@ void emu_flush_code(struct emu *e, uint64_t la, uint64_t len);
 int emu_set_state(struct emu *e, const struct kvm_regs *r, uint64_t fs_base, uint64_t gs_base);
 int emu_get_state(struct emu *e, struct kvm_regs *r);
 
+/*
+ * The x87, MMX and SSE state, in the legacy region of an FXSAVE/XSAVE image
+ * (SDM vol. 1 10.5.1, Table 10-2): FCW, FSW, the abridged FTW, MXCSR,
+ * ST0-7 and XMM0-15, in and out. FOP, FIP, FDP and MXCSR_MASK are left as
+ * they are: the emulator does not keep the last x87 instruction's pointers.
+ */
+#define EMU_FXSAVE_SIZE	512
+int emu_set_fpu(struct emu *e, const uint8_t *fx);
+int emu_get_fpu(struct emu *e, uint8_t *fx);
+
 /* Runs from the RIP of emu_set_state() until ops->insn stops it or an instruction faults. */
 enum emu_end emu_run(struct emu *e, const struct emu_ops *ops, void *opaque);
 

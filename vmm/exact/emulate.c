@@ -9,9 +9,11 @@
  *
  * A stretch runs 64-bit code at CPL0 (or CPL3 where the host steps CPL3)
  * and hands over, before it runs:
- *   - an instruction that needs more than the general registers, RFLAGS
- *     and memory (INSN_SYSTEM: I/O, MSRs, CRs, CPUID, RDTSC, RDPMC, HLT,
- *     far branches and CPL changes, segment loads, x87/SSE/AVX, CLI/STI/POPF);
+ *   - an instruction that needs more than the general registers, RFLAGS,
+ *     memory and the x87/MMX/SSE state (INSN_SYSTEM: I/O, MSRs, CRs, CPUID,
+ *     RDTSC, RDPMC, HLT, far branches and CPL changes, segment loads, AVX,
+ *     CLI/STI/POPF); the x87/SSE state comes from KVM for the first
+ *     instruction that needs it (emulate_fpu_load) and goes back after;
  *   - with other vCPUs, a LOCK-prefixed instruction (atomic in KVM only);
  *   - an access outside the mapped pages, or an exception: KVM runs it,
  *     and the guest takes its own #PF or fault, or MMIO exits as ever;
@@ -163,6 +165,9 @@ struct exact_emulate {
 	unsigned int hold;		/* KVM steps this many instructions first (a PMI, IF set) */
 	unsigned int backoff;		/* ...or after short stretches (EMULATE_SHORT) */
 	bool immediate;			/* this KVM_RUN returns at once (kvm_run.immediate_exit) */
+	uint64_t cr0, cr4;		/* the stretch's: whether x87/SSE instructions may run */
+	bool fpu_loaded;		/* the emulator holds the vCPU's x87/SSE state, in xsave */
+	struct kvm_xsave xsave;
 };
 
 static const char *const emulate_stop_names[EMULATE_STOP_NR] = {
@@ -398,6 +403,49 @@ static bool emulate_stop(struct exact_emulate *m, enum emulate_stop why)
 	return false;
 }
 
+/*
+ * The vCPU's x87, MMX and SSE state into the emulator, for the first
+ * instruction of a stretch that uses it (INSN_FPU); emulate_fpu_store()
+ * gives it back as the stretch ends. Not where that instruction faults on
+ * the state's controls (SDM vol. 3A 2.5: CR0.EM and CR0.TS; SSE needs
+ * CR4.OSFXSR): KVM runs those.
+ */
+static bool emulate_fpu_load(struct exact_emulate *m)
+{
+	if ((m->cr0 & (X86_CR0_EM | X86_CR0_TS)) || !(m->cr4 & X86_CR4_OSFXSR) ||
+	    ioctl(m->vcpu->fd, KVM_GET_XSAVE, &m->xsave) < 0 ||
+	    emu_set_fpu(m->sp->emu, (const uint8_t *)m->xsave.region))
+		return false;
+	m->fpu_loaded = true;
+	m->vcpu->pmu->exact->emu_stats.fpu_loads++;
+	return true;
+}
+
+/*
+ * Back to KVM: the legacy region of its XSAVE image, the x87 and SSE
+ * components marked in use (XSTATE_BV), AVX's upper halves as they were
+ * (legacy SSE instructions leave them, SDM vol. 1 14.8).
+ */
+static void emulate_fpu_store(struct vcpu *vcpu, struct exact_emulate *m)
+{
+	uint8_t *img = (uint8_t *)m->xsave.region;
+	uint64_t bv;
+
+	if (!m->fpu_loaded)
+		return;
+	m->fpu_loaded = false;
+	if (emu_get_fpu(m->sp->emu, img) == 0) {
+		memcpy(&bv, img + X86_XSAVE_XSTATE_BV, sizeof(bv));
+		bv |= X86_XFEATURE_FP | X86_XFEATURE_SSE;
+		memcpy(img + X86_XSAVE_XSTATE_BV, &bv, sizeof(bv));
+		if (ioctl(vcpu->fd, KVM_SET_XSAVE, &m->xsave) == 0)
+			return;
+	}
+	pr_err("vCPU %d: KVM_SET_XSAVE of the emulator's x87/SSE state: %s", vcpu->id,
+	       strerror(errno));
+	vm_stop(vcpu->vm, VM_STOP_KVM_ERROR);
+}
+
 /* emu_ops.insn: the previous instruction counted, this one let run or not. */
 static bool emulate_insn(void *opaque, uint64_t rip)
 {
@@ -411,7 +459,8 @@ static bool emulate_insn(void *opaque, uint64_t rip)
 	in = emulate_decode(m, rip);
 	if (!in)
 		return emulate_stop(m, EMULATE_STOP_DECODE);
-	if (in->insn.flags & INSN_SYSTEM)
+	if ((in->insn.flags & INSN_SYSTEM) ||
+	    ((in->insn.flags & INSN_FPU) && !m->fpu_loaded && !emulate_fpu_load(m)))
 		return emulate_stop(m, EMULATE_STOP_SYSTEM);
 	if ((in->insn.flags & INSN_LOCKED) && m->vcpu->vm->nr_vcpus > 1)
 		return emulate_stop(m, EMULATE_STOP_LOCKED);
@@ -886,6 +935,8 @@ static bool emulate_stretch(struct vcpu *vcpu, struct exact_emulate *m)
 		return false;
 	x->cpl = sregs_cpl(s);
 	x->cs = s->cs.selector;
+	m->cr0 = s->cr0;
+	m->cr4 = s->cr4;
 	m->have_prev = false;
 	m->batching = vcpu->vm->cfg->cycles != CYCLES_MODEL && !vcpu->pmu->step.wanted;
 	emulate_flush(m);	/* the limits */
@@ -919,6 +970,7 @@ static bool emulate_stretch(struct vcpu *vcpu, struct exact_emulate *m)
 		m->stop = EMULATE_STOP_FAULT;
 		emulate_fault_seen(m, vcpu, s);
 	}
+	emulate_fpu_store(vcpu, m);
 	/* Set now, so that single-stepping (re-armed at the new RIP) steps the next instruction. */
 	if (emu_get_state(m->sp->emu, r) == 0)
 		vcpu_state_changed_stepping(vcpu);

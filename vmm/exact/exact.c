@@ -277,6 +277,7 @@ const struct vcpu_feature exact_feature = {
 	.name = "exact",
 	.vcpu_init = exact_vcpu_init,
 	.vcpu_exit = exact_vcpu_exit,
+	.cpuid = exact_cpuid,
 	.before_run = exact_before_run,
 	.after_run = exact_after_run,
 	.debug_exit = exact_debug_exit,

@@ -42,15 +42,20 @@ struct exact_emulate_stats {
 	uint64_t map_builds, map_failures;	/* the linear mapping built; not buildable */
 	uint64_t demand_maps;		/* regions mapped as stretches touched them (a space of many) */
 	uint64_t code_flushes;		/* translations dropped: the guest ran unseen */
+	uint64_t fpu_loads;		/* stretches given the x87/SSE state (KVM_GET_XSAVE and back) */
 };
 
 struct exact_emulate;
+
+/* CPUID features hidden from a guest the emulation engine counts (cpuid.c). */
+#define EXACT_CPUID_HIDDEN_NR	28
 
 /* Per-vCPU state of the exact source (vcpu->pmu->exact). */
 struct exact_state {
 	/* The source (exact.c, count.c). */
 	uint32_t events;		/* what this source counts (bits of enum pmu_arch_event) */
 	const struct exact_engine *engine;	/* how it sees instructions retire (engine.h) */
+	uint64_t cpuid_hidden;		/* bit i: exact_cpuid_hidden_name(i), the host's, hidden */
 	uint64_t cycle_rem;		/* --cycles=model: cycles x 1000 not yet counted */
 	uint64_t ref_rem;		/* ...and reference cycles x core kHz */
 	uint64_t core_khz, ref_khz;	/* --cpu-mhz and the TSC rate, for those */
@@ -98,5 +103,11 @@ struct exact_state {
 
 extern const struct pmu_source_ops exact_source;
 extern const struct vcpu_feature exact_feature;
+
+struct kvm_cpuid2;
+/* vcpu_feature.cpuid: hides what the emulation engine cannot run (cpuid.c). */
+void exact_cpuid(struct vcpu *vcpu, struct kvm_cpuid2 *c);
+/* The /proc/cpuinfo name of bit i of exact_state.cpuid_hidden. */
+const char *exact_cpuid_hidden_name(unsigned int i);
 
 #endif

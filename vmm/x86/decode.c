@@ -153,7 +153,74 @@ static bool system_operand(const ZydisDecodedOperand *ops, unsigned int n)
 	return false;
 }
 
-/* INSN_SYSTEM and INSN_LOCKED (decode.h). */
+/* Registers of the x87, MMX and SSE state an emulator can be given (INSN_FPU). */
+static bool fpu_register(ZydisRegister reg)
+{
+	switch (ZydisRegisterGetClass(reg)) {
+	case ZYDIS_REGCLASS_X87:
+	case ZYDIS_REGCLASS_MMX:
+	case ZYDIS_REGCLASS_XMM:
+		return true;
+	default:
+		return reg == ZYDIS_REGISTER_X87CONTROL || reg == ZYDIS_REGISTER_X87STATUS ||
+		       reg == ZYDIS_REGISTER_X87TAG || reg == ZYDIS_REGISTER_MXCSR;
+	}
+}
+
+/*
+ * INSN_FPU (decode.h): an x87, MMX or SSE instruction of the legacy
+ * encoding whose registers are general ones, RFLAGS, RIP or that state.
+ */
+static bool fpu_insn(const ZydisDecodedInstruction *zi, const ZydisDecodedOperand *ops)
+{
+	switch (zi->meta.isa_ext) {
+	case ZYDIS_ISA_EXT_X87:
+	case ZYDIS_ISA_EXT_MMX:
+	case ZYDIS_ISA_EXT_SSE:
+	case ZYDIS_ISA_EXT_SSE2:
+	case ZYDIS_ISA_EXT_SSE3:
+	case ZYDIS_ISA_EXT_SSSE3:
+	case ZYDIS_ISA_EXT_SSE4:
+		break;
+	default:
+		return false;
+	}
+	switch (zi->mnemonic) {
+	case ZYDIS_MNEMONIC_FNSAVE:
+	case ZYDIS_MNEMONIC_FRSTOR:
+	case ZYDIS_MNEMONIC_FNSTENV:
+	case ZYDIS_MNEMONIC_FLDENV:
+	case ZYDIS_MNEMONIC_FXSAVE:
+	case ZYDIS_MNEMONIC_FXSAVE64:
+	case ZYDIS_MNEMONIC_FXRSTOR:
+	case ZYDIS_MNEMONIC_FXRSTOR64:
+		return false;
+	default:
+		break;
+	}
+	if (zi->encoding != ZYDIS_INSTRUCTION_ENCODING_LEGACY ||
+	    (zi->attributes & ZYDIS_ATTRIB_IS_PRIVILEGED))
+		return false;
+	for (unsigned int i = 0; i < zi->operand_count; i++) {
+		if (ops[i].type != ZYDIS_OPERAND_TYPE_REGISTER)
+			continue;
+		switch (ZydisRegisterGetClass(ops[i].reg.value)) {
+		case ZYDIS_REGCLASS_GPR8:
+		case ZYDIS_REGCLASS_GPR16:
+		case ZYDIS_REGCLASS_GPR32:
+		case ZYDIS_REGCLASS_GPR64:
+		case ZYDIS_REGCLASS_FLAGS:
+		case ZYDIS_REGCLASS_IP:
+			break;
+		default:
+			if (!fpu_register(ops[i].reg.value))
+				return false;
+		}
+	}
+	return true;
+}
+
+/* INSN_SYSTEM, INSN_FPU and INSN_LOCKED (decode.h). */
 static uint32_t emulation_flags(const ZydisDecoder *dec, const ZydisDecoderContext *ctx,
 				const ZydisDecodedInstruction *zi, uint32_t flags)
 {
@@ -162,9 +229,11 @@ static uint32_t emulation_flags(const ZydisDecoder *dec, const ZydisDecoderConte
 
 	if (!ZYAN_SUCCESS(ZydisDecoderDecodeOperands(dec, ctx, zi, ops, zi->operand_count)))
 		return INSN_SYSTEM;
-	if (!plain_category(zi->meta.category) || (flags & INSN_FAR) ||
-	    (zi->attributes & ZYDIS_ATTRIB_IS_PRIVILEGED) || system_mnemonic(zi->mnemonic) ||
-	    system_operand(ops, zi->operand_count))
+	if (fpu_insn(zi, ops))
+		out |= INSN_FPU;
+	else if (!plain_category(zi->meta.category) || (flags & INSN_FAR) ||
+		 (zi->attributes & ZYDIS_ATTRIB_IS_PRIVILEGED) || system_mnemonic(zi->mnemonic) ||
+		 system_operand(ops, zi->operand_count))
 		out |= INSN_SYSTEM;
 	if ((zi->attributes & ZYDIS_ATTRIB_HAS_LOCK) ||
 	    (zi->mnemonic == ZYDIS_MNEMONIC_XCHG &&

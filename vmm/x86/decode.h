@@ -69,6 +69,15 @@ static inline enum insn_mode insn_mode_of(const struct kvm_sregs *s)
 #define INSN_STACK_BRANCH (1u << 19)
 
 /*
+ * With INSN_SYSTEM clear: reads or writes x87, MMX or SSE state (legacy
+ * encodings up to SSE4.2), beside only what a plain instruction touches.
+ * An emulator given that state too runs it (emu_set_fpu()). Not VEX or EVEX
+ * (AVX), nor what saves or loads the x87 environment (FNSAVE, FNSTENV,
+ * FXSAVE...: its last-instruction pointers, which emulators do not keep).
+ */
+#define INSN_FPU	(1u << 20)
+
+/*
  * An exception the instruction raises by what it is (SDM vol. 3A 6.15, per
  * vector): #DE from DIV/IDIV, #BP from INT3, #OF from INTO, #UD from
  * UD0/UD1/UD2, INT n's vector, #GP from instructions that check privilege

@@ -12,7 +12,14 @@
 #include "mem/pagewalk.h"
 
 #define X86_CR0_PE		(1ULL << 0)
+#define X86_CR0_EM		(1ULL << 2)
+#define X86_CR0_TS		(1ULL << 3)
 #define X86_CR4_PCE		(1ULL << 8)
+#define X86_CR4_OSFXSR		(1ULL << 9)
+/* The XSAVE header's XSTATE_BV and its x87 and SSE bits (SDM vol. 1 13.4.2). */
+#define X86_XSAVE_XSTATE_BV	512
+#define X86_XFEATURE_FP		(1ULL << 0)
+#define X86_XFEATURE_SSE	(1ULL << 1)
 #define X86_EFER_LMA		(1ULL << 10)
 #define X86_RFLAGS_TF		(1ULL << 8)
 #define X86_RFLAGS_IF		(1ULL << 9)
