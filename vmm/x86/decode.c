@@ -132,25 +132,20 @@ static bool system_mnemonic(ZydisMnemonic m)
 	}
 }
 
-/* Whether any operand, hidden ones too, is a register beyond the general ones, RFLAGS and RIP. */
-static bool system_operand(const ZydisDecodedOperand *ops, unsigned int n)
+/* A general register, RFLAGS or RIP. */
+static bool plain_register(ZydisRegister reg)
 {
-	for (unsigned int i = 0; i < n; i++) {
-		if (ops[i].type != ZYDIS_OPERAND_TYPE_REGISTER)
-			continue;
-		switch (ZydisRegisterGetClass(ops[i].reg.value)) {
-		case ZYDIS_REGCLASS_GPR8:
-		case ZYDIS_REGCLASS_GPR16:
-		case ZYDIS_REGCLASS_GPR32:
-		case ZYDIS_REGCLASS_GPR64:
-		case ZYDIS_REGCLASS_FLAGS:
-		case ZYDIS_REGCLASS_IP:
-			break;
-		default:
-			return true;
-		}
+	switch (ZydisRegisterGetClass(reg)) {
+	case ZYDIS_REGCLASS_GPR8:
+	case ZYDIS_REGCLASS_GPR16:
+	case ZYDIS_REGCLASS_GPR32:
+	case ZYDIS_REGCLASS_GPR64:
+	case ZYDIS_REGCLASS_FLAGS:
+	case ZYDIS_REGCLASS_IP:
+		return true;
+	default:
+		return false;
 	}
-	return false;
 }
 
 /* Registers of the x87, MMX and SSE state an emulator can be given (INSN_FPU). */
@@ -165,6 +160,19 @@ static bool fpu_register(ZydisRegister reg)
 		return reg == ZYDIS_REGISTER_X87CONTROL || reg == ZYDIS_REGISTER_X87STATUS ||
 		       reg == ZYDIS_REGISTER_X87TAG || reg == ZYDIS_REGISTER_MXCSR;
 	}
+}
+
+/*
+ * Whether any operand, hidden ones too, is a register beyond the plain
+ * ones and, with `fpu`, the x87/MMX/SSE state (fpu_register()).
+ */
+static bool system_operand(const ZydisDecodedOperand *ops, unsigned int n, bool fpu)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (ops[i].type == ZYDIS_OPERAND_TYPE_REGISTER && !plain_register(ops[i].reg.value) &&
+		    !(fpu && fpu_register(ops[i].reg.value)))
+			return true;
+	return false;
 }
 
 /*
@@ -198,26 +206,9 @@ static bool fpu_insn(const ZydisDecodedInstruction *zi, const ZydisDecodedOperan
 	default:
 		break;
 	}
-	if (zi->encoding != ZYDIS_INSTRUCTION_ENCODING_LEGACY ||
-	    (zi->attributes & ZYDIS_ATTRIB_IS_PRIVILEGED))
-		return false;
-	for (unsigned int i = 0; i < zi->operand_count; i++) {
-		if (ops[i].type != ZYDIS_OPERAND_TYPE_REGISTER)
-			continue;
-		switch (ZydisRegisterGetClass(ops[i].reg.value)) {
-		case ZYDIS_REGCLASS_GPR8:
-		case ZYDIS_REGCLASS_GPR16:
-		case ZYDIS_REGCLASS_GPR32:
-		case ZYDIS_REGCLASS_GPR64:
-		case ZYDIS_REGCLASS_FLAGS:
-		case ZYDIS_REGCLASS_IP:
-			break;
-		default:
-			if (!fpu_register(ops[i].reg.value))
-				return false;
-		}
-	}
-	return true;
+	return zi->encoding == ZYDIS_INSTRUCTION_ENCODING_LEGACY &&
+	       !(zi->attributes & ZYDIS_ATTRIB_IS_PRIVILEGED) &&
+	       !system_operand(ops, zi->operand_count, true);
 }
 
 /* INSN_SYSTEM, INSN_FPU and INSN_LOCKED (decode.h). */
@@ -233,7 +224,7 @@ static uint32_t emulation_flags(const ZydisDecoder *dec, const ZydisDecoderConte
 		out |= INSN_FPU;
 	else if (!plain_category(zi->meta.category) || (flags & INSN_FAR) ||
 		 (zi->attributes & ZYDIS_ATTRIB_IS_PRIVILEGED) || system_mnemonic(zi->mnemonic) ||
-		 system_operand(ops, zi->operand_count))
+		 system_operand(ops, zi->operand_count, false))
 		out |= INSN_SYSTEM;
 	if ((zi->attributes & ZYDIS_ATTRIB_HAS_LOCK) ||
 	    (zi->mnemonic == ZYDIS_MNEMONIC_XCHG &&
