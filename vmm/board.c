@@ -39,8 +39,8 @@ static const struct vcpu_feature *const board_features[] = {
 	&pmu_feature,
 	&rdpmc_feature,			/* RDPMC's state; listens before the exact source steps */
 	&rdpmc_gp_feature,
-	&clock_feature,
 	&exact_feature,
+	&clock_feature,			/* after exact: it knows whether the run steps (step_run) */
 	&rdpmc_watch_feature,		/* after exact: it steps for it */
 	&pebs_feature,
 	&profile_feature,

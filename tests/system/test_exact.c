@@ -200,6 +200,54 @@ START_TEST(test_exact_model_cycles_deterministic)
 }
 END_TEST
 
+/* The compare guest's line "compare: KEY VALUE" as a number; fails if there is none. */
+static unsigned long long compare_value(const struct pmuvm_result *r, const char *key)
+{
+	char pat[128];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "compare: %s ", key);
+	p = strstr(r->out, pat);
+	ck_assert_msg(p, "no \"%s\" line\n%s%s", key, r->out, r->err);
+	return strtoull(p + strlen(pat), NULL, 10);
+}
+
+static const struct {
+	const char *engine, *cpi;
+	unsigned long long cycles;	/* the loop's 2,000 instructions x cpi */
+} step_cycles_runs[] = {
+	{ "step", "1", 2000 }, { "step", "2.5", 5000 },
+	{ "emulate", "1", 2000 }, { "emulate", "2.5", 5000 },
+};
+
+/*
+ * Cycles (--cycles clock, the default) of counted code that is stepped or
+ * emulated: --cpi cycles an instruction, under either engine, not the
+ * steps' time (docs/counting.md, "Cycles while stepping"). The compare
+ * guest's loop is the difference of two runs, so the counters' own WRMSRs
+ * drop out; user mode where the host can step it.
+ */
+START_TEST(test_exact_stepped_cycles)
+{
+	const char *engine = step_cycles_runs[_i].engine;
+	unsigned long long want = step_cycles_runs[_i].cycles;
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	pmuvm_run(&r, "--exact", engine, "--cpi", step_cycles_runs[_i].cpi, "--timeout", "60",
+		  guest_path("compare"));
+	expect_guest_pass(&r, engine);
+	ck_assert_uint_eq(compare_value(&r, "count.kernel.instructions"), 2000);
+	ck_assert_msg(compare_value(&r, "count.kernel.cycles") == want, "%s --cpi %s: %llu cycles, want %llu",
+		      engine, step_cycles_runs[_i].cpi, compare_value(&r, "count.kernel.cycles"), want);
+	if (compare_value(&r, "count.user.instructions"))
+		ck_assert_msg(compare_value(&r, "count.user.cycles") == want,
+			      "%s --cpi %s: %llu user cycles, want %llu", engine,
+			      step_cycles_runs[_i].cpi, compare_value(&r, "count.user.cycles"), want);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
 /*
  * User-mode instructions: exact where the host steps CPL3, else 0 with one
  * warning and the report saying how many user-mode runs went uncounted.
@@ -1111,6 +1159,8 @@ static Suite *exact_suite(void)
 	tc = tcase_create("guests");
 	tcase_set_timeout(tc, 180);
 	tcase_add_test(tc, test_exact_model_cycles_deterministic);
+	tcase_add_loop_test(tc, test_exact_stepped_cycles, 0,
+			    sizeof(step_cycles_runs) / sizeof(step_cycles_runs[0]));
 	tcase_add_test(tc, test_exact_user_mode_honesty);
 	tcase_add_test(tc, test_exact_syscall);
 	tcase_add_test(tc, test_exact_kernel_run);

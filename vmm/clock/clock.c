@@ -191,6 +191,16 @@ static __attribute__((noinline)) void clock_schedule(struct vcpu *vcpu)
 			clock_arm(c, UINT64_MAX);
 		return;
 	}
+	/*
+	 * A step's time is not counted (clock_account()): no overflow comes of
+	 * it, and a kick would only end the step before it retires, again and
+	 * again.
+	 */
+	if (vcpu->pmu->step_run) {
+		if (c->timer_armed)
+			clock_arm(c, UINT64_MAX);
+		return;
+	}
 	core = events_to_overflow_any_cpl(&vcpu->pmu->model, PMU_EV_CORE_CYCLES);
 	ref = events_to_overflow_any_cpl(&vcpu->pmu->model, PMU_EV_REF_CYCLES);
 
@@ -333,6 +343,11 @@ static __attribute__((noinline)) void clock_account(struct vcpu *vcpu)
 
 	if (!c->timing)
 		return;
+	/* A single step's time is the stepping's; exact/ counts its cycles at --cpi. */
+	if (vcpu->pmu->step_run) {
+		clock_kick_note_run(vcpu);
+		return;
+	}
 	ns = vcpu->run_cpu_ns;
 	/* The exits' own cost (kvm/probe.c) is the host's time, not the guest's. */
 	exit_ns = clock_exits_ns(vcpu, ns);

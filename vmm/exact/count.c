@@ -42,7 +42,12 @@ void exact_retire(struct vcpu *vcpu, enum retire how)
 	x->last_rip = x->rip;
 	/* None where it steps only for a listener (exact.c, exact_rdpmc_only()). */
 	vpmu_count_each(&vcpu->pmu->model, retire_events(&x->insn, how) & x->events, x->cpl);
-	if (vcpu->vm->cfg->cycles == CYCLES_MODEL && (x->events & (1u << PMU_EV_CORE_CYCLES)))
+	/*
+	 * --cycles model counts cycles of every retired instruction; the clock
+	 * those of a stepped one (its run's time is the step's: vcpu_pmu.h).
+	 */
+	if (vcpu->vm->cfg->cycles == CYCLES_MODEL ? x->events & (1u << PMU_EV_CORE_CYCLES)
+						 : vcpu->pmu->step_run)
 		exact_count_model_cycles(vcpu, 1);
 }
 

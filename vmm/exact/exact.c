@@ -117,16 +117,29 @@ static void exact_publish(struct vcpu *vcpu)
 	p->retire_pending = x->stepping && x->pending && x->counted;
 }
 
+/*
+ * Whether the coming KVM_RUN is a single step (vcpu_pmu.step_run): not
+ * where user mode cannot be stepped and the vCPU is at CPL3, which runs
+ * until its next exit.
+ */
+static bool exact_step_run(struct vcpu *vcpu)
+{
+	return vcpu->pmu->exact->stepping &&
+	       (vcpu->vm->pmu->caps.user_step || vcpu_cpl(vcpu) != 3);
+}
+
 static void exact_before_run(struct vcpu *vcpu)
 {
 	struct exact_state *x = vcpu->pmu->exact;
 
+	vcpu->pmu->step_run = false;
 	/* Nothing stepped and nothing to step: most exits cost nothing here. */
 	if (!x->stepping && !(vpmu_counted_events(&vcpu->pmu->model) & x->events) &&
 	    !vcpu->pmu->step.wanted && !x->krun.running)
 		return;
 	x->engine->begin(vcpu, exact_decide(vcpu));
 	exact_publish(vcpu);
+	vcpu->pmu->step_run = exact_step_run(vcpu);
 }
 
 static void exact_after_run(struct vcpu *vcpu)

@@ -68,6 +68,13 @@ struct vcpu_pmu {
 	bool eventing_ip_valid;
 	uint64_t eventing_ip;
 	bool retire_pending;
+	/*
+	 * The coming KVM_RUN single-steps (exact/): its CPU time is the
+	 * stepping's, not the guest's, so the clock source does not count it
+	 * and what it retires counts --cpi cycles (docs/counting.md, "Cycles
+	 * while stepping").
+	 */
+	bool step_run;
 
 	/* Features told of PMU MSR accesses and steps, and the stepping they share (listen.h). */
 	const struct pmu_listener *listeners[PMU_MAX_LISTENERS];
