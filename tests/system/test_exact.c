@@ -1048,13 +1048,28 @@ START_TEST(test_exact_rep_in_emulator)
 }
 END_TEST
 
-/* The guest's line that starts with `prefix`, for comparing two runs. */
-static char *guest_line(const struct pmuvm_result *r, const char *prefix)
+/*
+ * `guest` with `append`, under --exact step and then the emulation engine:
+ * the line it prints that starts with "GUEST: " is the same under both.
+ * *r holds the emulated run.
+ */
+static void run_both_engines(struct pmuvm_result *r, const char *guest, const char *append)
 {
-	const char *p = strstr(r->out, prefix);
+	char prefix[64], *stepped;
+	const char *p;
 
-	ck_assert_msg(p, "no %s line:\n%s", prefix, r->out);
-	return strndup(p, strcspn(p, "\n"));
+	snprintf(prefix, sizeof(prefix), "%s: ", guest);
+	pmuvm_run(r, "--exact", "step", "--timeout", "120", "--append", append, guest_path(guest));
+	expect_guest_pass(r, guest);
+	p = strstr(r->out, prefix);
+	ck_assert_msg(p, "--exact step: no %s line:\n%s", prefix, r->out);
+	stepped = strndup(p, strcspn(p, "\n"));
+	pmuvm_result_free(r);
+	run_emulated(r, guest, append, "120");
+	p = strstr(r->out, prefix);
+	ck_assert_msg(p && !strncmp(p, stepped, strlen(stepped)) && p[strlen(stepped)] == '\n',
+		      "--exact emulate: want '%s'\n%s", stepped, r->out);
+	free(stepped);
 }
 
 /*
@@ -1067,24 +1082,14 @@ static char *guest_line(const struct pmuvm_result *r, const char *prefix)
 START_TEST(test_exact_fpu_in_emulator)
 {
 	struct pmuvm_result r;
-	char *stepped, *emulated;
 
 	REQUIRE_KVM();
 	if (!host_probe_says("exact_off", "guest kernel mode (CPL0) runs natively"))
 		TEST_SKIP("KVM emulates guest kernel mode here");
-	pmuvm_run(&r, "--exact", "step", "--timeout", "120", "--append", "rounds=200",
-		  guest_path("exact_fpu"));
-	expect_guest_pass(&r, "exact_fpu --exact step");
-	stepped = guest_line(&r, "exact_fpu: ");
-	pmuvm_result_free(&r);
-	run_emulated(&r, "exact_fpu", "rounds=200", "120");
-	emulated = guest_line(&r, "exact_fpu: ");
-	ck_assert_str_eq(emulated, stepped);
+	run_both_engines(&r, "exact_fpu", "rounds=200");
 	ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.fpu_loads"), 1);
 	/* 2,800 counted in the loop: stepped, its x87/SSE instructions would be 2,400 steps. */
 	ck_assert_uint_lt(json_u64(r.report, "vcpus.0.debug.exact.emulate.steps"), 50);
-	free(stepped);
-	free(emulated);
 	pmuvm_result_free(&r);
 }
 END_TEST
@@ -1098,24 +1103,14 @@ END_TEST
 START_TEST(test_exact_reads_in_emulator)
 {
 	struct pmuvm_result r;
-	char *stepped, *emulated;
 
 	REQUIRE_KVM();
-	pmuvm_run(&r, "--exact", "step", "--timeout", "120", "--append", "rounds=200",
-		  guest_path("exact_reads"));
-	expect_guest_pass(&r, "exact_reads --exact step");
-	stepped = guest_line(&r, "exact_reads: ");
-	pmuvm_result_free(&r);
-	run_emulated(&r, "exact_reads", "rounds=200", "120");
-	emulated = guest_line(&r, "exact_reads: ");
-	ck_assert_str_eq(emulated, stepped);
+	run_both_engines(&r, "exact_reads", "rounds=200");
 	/* 200 of each in the loop, one before it; some stepped after a slice's end. */
 	ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.rdpmc_answered"), 190);
 	ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.rdtsc_answered"), 190);
 	/* Stepped, the loop's RDPMCs and RDTSCs alone would be 400 steps. */
 	ck_assert_uint_lt(json_u64(r.report, "vcpus.0.debug.exact.emulate.steps"), 50);
-	free(stepped);
-	free(emulated);
 	pmuvm_result_free(&r);
 }
 END_TEST
