@@ -287,7 +287,7 @@ run_kernel() {
 # other parts end later anyway. Counted by run_lab_count.
 run_what="$(lab_what ", pmuvm run")"
 run_log=$O/tests/system-lab-run.log
-RUN_LAB_LIMIT=2700
+RUN_LAB_LIMIT=2400
 run_lab_start() {
 	run_kernel
 	echo "== $run_what: started beside the next, its lines in $run_log as they end"
