@@ -245,10 +245,10 @@ svm_lab_exact_step() {
 		"$run_st" tests/lab/known-failures
 }
 
-# The Linux guests' images, packed here before the lab boots and named to
-# the tests by PMUVM_LINUX_IMAGES (tests/system/test_linux.c): packing the
-# perf image inside the lab, over its 9p root, is slow (tests/lab/README.md,
-# "The Linux guests' images"). Where one cannot be packed, the tests pack it
+# The Linux guests' images and their kernel, uncompressed, made here before
+# the lab boots and named to the tests by PMUVM_LINUX_IMAGES
+# (tests/system/test_linux.c): packing the perf image inside the lab, over
+# its 9p root, is slow (tests/lab/README.md, "The Linux guests' images"). Where one cannot be packed, the tests pack it
 # themselves and say why not.
 linux_images() {
 	[ -z "${PMUVM_LINUX_IMAGES:-}" ] || return 0
@@ -258,6 +258,10 @@ linux_images() {
 	li=$(cd "$li" && pwd)
 	k=$(tests/linux/mkinitramfs "$li/linux.cpio" 2>/dev/null) || return 0
 	tests/linux/mkinitramfs --perf "$li/perf.cpio" >/dev/null 2>&1 || rm -f "$li/perf.cpio"
+	# Uncompressed, as pmuvm run boots it (scripts/pmuvm-kernel).
+	if scripts/pmuvm-kernel --unpack "$k" "$li/vmlinux" 2>/dev/null; then
+		k=$li/vmlinux
+	fi
 	echo "$k" >"$li/kernel"
 	export PMUVM_LINUX_IMAGES="$li"
 }

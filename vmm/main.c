@@ -106,9 +106,9 @@ int main(int argc, char **argv)
 		pr_err("%s: cannot read guest image: %s", cfg.image, strerror(-r));
 		return fail_early(&out, &cfg, PMUVM_EXIT_BAD_IMAGE);
 	}
-	cfg.boot_linux = linux_is_bzimage(image.data, image.size);
+	cfg.boot_linux = linux_is_kernel(image.data, image.size);
 	if (cfg.initrd && !cfg.boot_linux) {
-		pr_err("--initrd: %s is not a Linux bzImage", cfg.image);
+		pr_err("--initrd: %s is not a Linux kernel (bzImage or vmlinux)", cfg.image);
 		file_free(&image);
 		return fail_early(&out, &cfg, PMUVM_EXIT_USAGE);
 	}

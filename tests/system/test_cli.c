@@ -195,7 +195,7 @@ START_TEST(test_help_and_version)
 	pmuvm_run(&r, "--help");
 	ck_assert_int_eq(r.status, 0);
 	ck_assert(strstr(r.out, "Usage: pmuvm [options] GUEST.elf\n"
-			 "  or:  pmuvm [options] [--initrd FILE] [--append CMDLINE] bzImage\n"));
+			 "  or:  pmuvm [options] [--initrd FILE] [--append CMDLINE] bzImage|vmlinux\n"));
 	ck_assert(strstr(r.out, "--pmu-version"));
 	pmuvm_result_free(&r);
 	/* The version the Makefile resolved (scripts/version.sh) for both. */
@@ -315,7 +315,7 @@ START_TEST(test_initrd_needs_bzimage)
 
 	snprintf(imgcopy, sizeof(imgcopy), "%s", img);
 	pmuvm_run(&r, "--initrd", imgcopy, imgcopy);
-	expect_error(&r, PMUVM_EXIT_USAGE, "is not a Linux bzImage");
+	expect_error(&r, PMUVM_EXIT_USAGE, "is not a Linux kernel (bzImage or vmlinux)");
 	pmuvm_result_free(&r);
 }
 END_TEST

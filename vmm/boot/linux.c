@@ -6,6 +6,7 @@
 #include "boot/acpi.h"
 #include "boot/le.h"
 #include "boot/linux.h"
+#include "boot/vmlinux.h"
 
 /* Offsets in the zero page / bzImage (boot.rst, "The real-mode kernel header"). */
 #define BP_ACPI_RSDP_ADDR	0x070
@@ -23,7 +24,12 @@
 #define BP_CMD_LINE_PTR		0x228
 #define BP_INITRD_ADDR_MAX	0x22c
 #define BP_XLOADFLAGS		0x236
+#define BP_KERNEL_ALIGNMENT	0x230
+#define BP_RELOCATABLE_KERNEL	0x234
+#define BP_MIN_ALIGNMENT	0x235
 #define BP_CMDLINE_SIZE		0x238
+#define BP_PREF_ADDRESS		0x258
+#define BP_INIT_SIZE		0x260
 #define BP_SETUP_HEADER_END	0x268	/* through version 2.15's fields */
 #define BP_E820_TABLE		0x2d0
 #define BP_E820_MAX		128
@@ -31,6 +37,7 @@
 #define LOADED_HIGH		0x01
 #define CAN_USE_HEAP		0x80
 #define XLF_KERNEL_64		0x01
+#define VMLINUX_CMDLINE_SIZE	2048	/* x86 COMMAND_LINE_SIZE */
 #define E820_RAM		1
 #define E820_RESERVED		2
 
@@ -55,6 +62,11 @@ bool linux_is_bzimage(const uint8_t *img, size_t size)
 {
 	return size > BP_SETUP_HEADER_END && le16(img + BP_BOOT_FLAG) == 0xaa55 &&
 	       !memcmp(img + BP_HEADER, "HdrS", 4);
+}
+
+bool linux_is_kernel(const uint8_t *img, size_t size)
+{
+	return linux_is_bzimage(img, size) || vmlinux_is(img, size);
 }
 
 static bool e820_add(uint8_t *bp, uint64_t addr, uint64_t size, uint32_t type)
@@ -127,17 +139,48 @@ static int gdt(const struct guest_mem *mem, struct linux_boot *out)
 	return 0;
 }
 
-int linux_load(const struct guest_mem *mem, const uint8_t *img, size_t size,
-	       const struct linux_params *p, struct linux_boot *out, char *err, size_t errlen)
+/* The setup header a bzImage carries, as a 2.15 bzImage would have it. */
+static void vmlinux_header(uint8_t *bp, const struct vmlinux_span *k)
 {
-	unsigned int setup_sects;
-	uint64_t kernel_off, kernel_size, low_end, initrd_max, initrd_at = 0, rsdp;
-	uint32_t cmdline_max;
-	size_t cmdlen = p->cmdline ? strlen(p->cmdline) : 0;
-	uint8_t *bp, *dst;
+	put16(bp + BP_BOOT_FLAG, 0xaa55);
+	memcpy(bp + BP_HEADER, "HdrS", 4);
+	put16(bp + BP_VERSION, 0x20f);
+	put32(bp + BP_INITRD_ADDR_MAX, 0x7fffffff);
+	put32(bp + BP_KERNEL_ALIGNMENT, 0x200000);
+	bp[BP_RELOCATABLE_KERNEL] = 1;
+	bp[BP_MIN_ALIGNMENT] = 21;
+	put16(bp + BP_XLOADFLAGS, XLF_KERNEL_64);
+	put32(bp + BP_CMDLINE_SIZE, VMLINUX_CMDLINE_SIZE - 1);
+	put64(bp + BP_PREF_ADDRESS, k->start);
+	put32(bp + BP_INIT_SIZE, (uint32_t)(k->end - k->start));
+}
 
+/*
+ * The kernel into guest RAM and its setup header into the zero page `bp`:
+ * a bzImage's protected-mode part at 1 MiB, entered at its startup_64
+ * (load address + 0x200), or a vmlinux's segments (boot/vmlinux.h).
+ * `*end`: the first byte above the kernel, where the initrd may start.
+ */
+static int kernel_place(const struct guest_mem *mem, const uint8_t *img, size_t size,
+			uint8_t *bp, uint64_t *entry, uint64_t *end, char *err, size_t errlen)
+{
+	struct vmlinux_span k;
+	unsigned int setup_sects;
+	uint64_t kernel_off, kernel_size;
+	uint8_t *dst;
+	int r;
+
+	if (vmlinux_is(img, size)) {
+		r = vmlinux_place(mem, img, size, &k, err, errlen);
+		if (r)
+			return r;
+		vmlinux_header(bp, &k);
+		*entry = k.entry;
+		*end = k.end;
+		return 0;
+	}
 	if (!linux_is_bzimage(img, size))
-		return fail(err, errlen, -EINVAL, "not a bzImage (no boot protocol header)");
+		return fail(err, errlen, -EINVAL, "not a bzImage (no boot protocol header) or vmlinux");
 	if (le16(img + BP_VERSION) < 0x20c || !(le16(img + BP_XLOADFLAGS) & XLF_KERNEL_64))
 		return fail(err, errlen, -EINVAL,
 			    "the kernel has no 64-bit entry (boot protocol 2.12 XLF_KERNEL_64)");
@@ -146,22 +189,41 @@ int linux_load(const struct guest_mem *mem, const uint8_t *img, size_t size,
 	if (kernel_off >= size)
 		return fail(err, errlen, -EINVAL, "bzImage truncated before its kernel");
 	kernel_size = size - kernel_off;
-	low_end = mem->regions[0].size;
-	if (LINUX_KERNEL + kernel_size > low_end)
+	if (LINUX_KERNEL + kernel_size > mem->regions[0].size)
 		return fail(err, errlen, -ENOSPC, "the kernel does not fit in guest RAM");
-	cmdline_max = le32(img + BP_CMDLINE_SIZE);
+	dst = guest_mem_ptr(mem, LINUX_KERNEL, kernel_size);
+	if (!dst)
+		return fail(err, errlen, -ENOSPC, "guest RAM too small for a Linux boot");
+	memcpy(dst, img + kernel_off, kernel_size);
+	memcpy(bp + BP_SETUP_SECTS, img + BP_SETUP_SECTS, BP_SETUP_HEADER_END - BP_SETUP_SECTS);
+	*entry = LINUX_KERNEL + 0x200;
+	*end = LINUX_KERNEL + kernel_size;
+	return 0;
+}
+
+int linux_load(const struct guest_mem *mem, const uint8_t *img, size_t size,
+	       const struct linux_params *p, struct linux_boot *out, char *err, size_t errlen)
+{
+	uint64_t kernel_end, low_end, initrd_max, initrd_at = 0, rsdp;
+	uint32_t cmdline_max;
+	size_t cmdlen = p->cmdline ? strlen(p->cmdline) : 0;
+	uint8_t *bp;
+	int r;
+
+	bp = guest_mem_ptr(mem, LINUX_BOOT_PARAMS, 4096);
+	if (!bp || !guest_mem_ptr(mem, LINUX_CMDLINE, cmdlen + 1))
+		return fail(err, errlen, -ENOSPC, "guest RAM too small for a Linux boot");
+	memset(bp, 0, 4096);
+	r = kernel_place(mem, img, size, bp, &out->entry, &kernel_end, err, errlen);
+	if (r)
+		return r;
+	low_end = mem->regions[0].size;
+	cmdline_max = le32(bp + BP_CMDLINE_SIZE);
 	if (!cmdline_max || cmdline_max > LINUX_CMDLINE_MAX - 1)
 		cmdline_max = LINUX_CMDLINE_MAX - 1;
 	if (cmdlen > cmdline_max)
 		return fail(err, errlen, -E2BIG, "command line longer than the kernel takes");
 
-	dst = guest_mem_ptr(mem, LINUX_KERNEL, kernel_size);
-	bp = guest_mem_ptr(mem, LINUX_BOOT_PARAMS, 4096);
-	if (!dst || !bp || !guest_mem_ptr(mem, LINUX_CMDLINE, cmdlen + 1))
-		return fail(err, errlen, -ENOSPC, "guest RAM too small for a Linux boot");
-	memcpy(dst, img + kernel_off, kernel_size);
-	memset(bp, 0, 4096);
-	memcpy(bp + BP_SETUP_SECTS, img + BP_SETUP_SECTS, BP_SETUP_HEADER_END - BP_SETUP_SECTS);
 	put16(bp + BP_VID_MODE, 0xffff);		/* normal */
 	bp[BP_TYPE_OF_LOADER] = 0xff;			/* undefined loader */
 	bp[BP_LOADFLAGS] |= LOADED_HIGH | CAN_USE_HEAP;
@@ -171,13 +233,13 @@ int linux_load(const struct guest_mem *mem, const uint8_t *img, size_t size,
 	put32(bp + BP_CMD_LINE_PTR, (uint32_t)LINUX_CMDLINE);
 
 	if (p->initrd_size) {
-		initrd_max = le32(img + BP_INITRD_ADDR_MAX);
+		initrd_max = le32(bp + BP_INITRD_ADDR_MAX);
 		if (!initrd_max || initrd_max >= low_end)
 			initrd_max = low_end - 1;
-		if (p->initrd_size > initrd_max + 1 - (LINUX_KERNEL + kernel_size))
+		if (kernel_end > initrd_max + 1 || p->initrd_size > initrd_max + 1 - kernel_end)
 			return fail(err, errlen, -ENOSPC, "the initrd does not fit below the kernel's limit");
 		initrd_at = (initrd_max + 1 - p->initrd_size) & ~0xfffULL;
-		if (initrd_at < LINUX_KERNEL + kernel_size)
+		if (initrd_at < kernel_end)
 			return fail(err, errlen, -ENOSPC, "the initrd does not fit beside the kernel");
 		memcpy(guest_mem_ptr(mem, initrd_at, p->initrd_size), p->initrd, p->initrd_size);
 		put32(bp + BP_RAMDISK_IMAGE, (uint32_t)initrd_at);
@@ -187,11 +249,10 @@ int linux_load(const struct guest_mem *mem, const uint8_t *img, size_t size,
 	rsdp = acpi_build(mem, p->nr_cpus, p->nr_virtio_mmio);
 	if (!rsdp)
 		return fail(err, errlen, -E2BIG, "too many vCPUs for the ACPI tables");
-	if (le16(img + BP_VERSION) >= 0x20e)		/* acpi_rsdp_addr: protocol 2.14 */
+	if (le16(bp + BP_VERSION) >= 0x20e)		/* acpi_rsdp_addr: protocol 2.14 */
 		put64(bp + BP_ACPI_RSDP_ADDR, rsdp);
 	if (page_tables(mem) || gdt(mem, out))
 		return fail(err, errlen, -ENOSPC, "guest RAM too small for a Linux boot");
-	out->entry = LINUX_KERNEL + 0x200;
 	out->boot_params = LINUX_BOOT_PARAMS;
 	out->cr3 = LINUX_PML4;
 	return 0;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The Linux x86 boot protocol (Documentation/arch/x86/boot.rst), 64-bit
- * entry: a bzImage's protected-mode kernel at 1 MiB, the zero page
- * (struct boot_params) with the setup header, an e820 map of guest RAM, the
- * command line and an initrd, and identity-mapped page tables and a GDT
- * for entering at startup_64 (load address + 0x200) in long mode.
+ * entry: a bzImage's protected-mode kernel at 1 MiB, or an uncompressed
+ * vmlinux (boot/vmlinux.h), the zero page (struct boot_params) with the
+ * setup header, an e820 map of guest RAM, the command line and an initrd,
+ * and identity-mapped page tables and a GDT for entering at startup_64
+ * (a bzImage's load address + 0x200, a vmlinux's e_entry) in long mode.
  */
 #ifndef PMUVM_BOOT_LINUX_H
 #define PMUVM_BOOT_LINUX_H
@@ -34,6 +35,9 @@ struct linux_params {
 
 /* True if `img` carries the boot protocol's setup header ("HdrS"). */
 bool linux_is_bzimage(const uint8_t *img, size_t size);
+
+/* True for a bzImage or a vmlinux. */
+bool linux_is_kernel(const uint8_t *img, size_t size);
 
 /*
  * Loads the kernel, initrd, command line, zero page, GDT and page tables
