@@ -31,13 +31,16 @@ void test_suite_register(test_suite_fn fn);
  * kind of KVM, so the lab leaves them out where they ran on this machine's
  * KVM; TEST_TAG_TIMING hold checks that depend on the host's pace (PMI
  * floods and sampling against the wall clock), which the SVM lab runs with
- * no other lab beside it.
+ * no other lab beside it; TEST_TAG_ENGINE_CHOSEN pick their counting engine
+ * on pmuvm's command line, so the runs of the exact suite under --exact
+ * step leave them out: they would repeat the first run.
  */
 #define TEST_TAG_LINUX_BOOT	"linux-boot"
 #define TEST_TAG_LINUX_RUN	"linux-run"
 #define TEST_TAG_LINUX_VMX	"linux-vmx"
 #define TEST_TAG_KVM_NEUTRAL	"kvm-neutral"
 #define TEST_TAG_TIMING		"timing"
+#define TEST_TAG_ENGINE_CHOSEN	"engine-chosen"
 
 /*
  * A test that cannot run here ends with TEST_SKIP("reason", ...) (a printf

@@ -1189,12 +1189,14 @@ static Suite *exact_suite(void)
 	tcase_add_loop_test(tc, test_exact_scatter_shapes, 0,
 			    sizeof(scatter_shapes) / sizeof(scatter_shapes[0]));
 	tcase_add_test(tc, test_exact_page_mapped_late);
+	tcase_set_tags(tc, TEST_TAG_ENGINE_CHOSEN);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("emulate_long");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_exact_100m_cpl0);
 	tcase_add_test(tc, test_exact_rep_in_emulator);
 	tcase_add_test(tc, test_exact_fpu_in_emulator);
+	tcase_set_tags(tc, TEST_TAG_ENGINE_CHOSEN);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("pmi_resume");
 	tcase_set_timeout(tc, 300);
