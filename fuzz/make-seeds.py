@@ -51,6 +51,50 @@ PMU_MSRS = [0xC1 + i for i in range(9)] + [0x186 + i for i in range(9)] + [0x1A0
     [0x3F1, 0x3F2, 0x3F6, 0x3F7] + [0x4C1 + i for i in range(9)] + [0x600, 0x14C1, 0x1309]
 
 
+def elf64_vmlinux(segs, entry):
+    """ELF64 x86-64 executable with a "Linux" note, as a kernel's vmlinux."""
+    phoff = 64
+    nph = len(segs) + 1
+    data_off = phoff + 56 * nph
+    note = struct.pack("<3I", 6, 4, 0x100) + b"Linux\0\0\0" + b"6.1\0"
+    out = bytearray()
+    body = note
+    phdrs = struct.pack("<2I6Q", 4, 4, data_off, 0, 0, len(note), len(note), 4)
+    off = data_off + len(note)
+    for paddr, data, memsz in segs:
+        phdrs += struct.pack("<2I6Q", 1, 7, off, 0xffffffff80000000 + paddr, paddr,
+                             len(data), memsz, 0x200000)
+        body += data
+        off += len(data)
+    ident = b"\x7fELF" + bytes([2, 1, 1]) + bytes(9)
+    eh = ident + struct.pack("<HHIQQQIHHHHHH", 2, 62, 1, entry, phoff, 0, 0, 64, 56,
+                             nph, 64, 0, 0)
+    out += eh + phdrs + body
+    return bytes(out)
+
+
+def bzimage(payload):
+    """A bzImage: 2 setup sectors with the boot protocol 2.15 header, then payload."""
+    out = bytearray(3 * 512)
+    out[0x1f1] = 2
+    out[0x1fe:0x200] = b"\x55\xaa"
+    out[0x202:0x206] = b"HdrS"
+    struct.pack_into("<H", out, 0x206, 0x20f)
+    struct.pack_into("<I", out, 0x22c, 0x7fffffff)
+    struct.pack_into("<H", out, 0x236, 1)
+    struct.pack_into("<I", out, 0x238, 2047)
+    return bytes(out) + payload
+
+
+def linux():
+    return {
+        "vmlinux": bytes([0x40, 0, 0x82, 1]) +
+        elf64_vmlinux([(0x100000, CODE, 0x3000), (0x180000, CODE * 2, 0x1000)], 0x100000),
+        "vmlinux-high": bytes([0x7f, 8, 4, 0]) + elf64_vmlinux([(0x1f0000, CODE, 0x1000)], 0x1f0002),
+        "bzimage": bytes([0, 0, 0x81, 3]) + bzimage(CODE * 100),
+    }
+
+
 def msr(n):
     return bytes([PMU_MSRS.index(n)])
 
@@ -141,7 +185,7 @@ def vpmu_amd():
 
 
 def main():
-    for name, seeds in (("multiboot", multiboot()), ("vpmu_msr", vpmu()),
+    for name, seeds in (("multiboot", multiboot()), ("linux", linux()), ("vpmu_msr", vpmu()),
                         ("vpmu_amd", vpmu_amd()), ("pagewalk", pagewalk())):
         d = os.path.join("fuzz", "corpus", name)
         os.makedirs(d, exist_ok=True)

@@ -30,11 +30,14 @@ FUZZ_CORPUS ?= $(FUZZ_O)/corpus
 FUZZ_ARGS ?=
 
 FUZZ_NTPMU_TARGETS := ntpmu_hal ntpmu_perflib
-FUZZ_TARGETS ?= multiboot vpmu_msr vpmu_amd pagewalk $(FUZZ_NTPMU_TARGETS)
+FUZZ_TARGETS ?= multiboot linux vpmu_msr vpmu_amd pagewalk $(FUZZ_NTPMU_TARGETS)
 
 FUZZ_SRCS_multiboot := vmm/boot/multiboot.c vmm/mem/guest_mem.c
 # Room for a multiboot header anywhere in the 8 KiB the loader searches.
 FUZZ_ARGS_multiboot := -max_len=12288
+FUZZ_SRCS_linux := vmm/boot/linux.c vmm/boot/vmlinux.c vmm/boot/acpi.c vmm/mem/guest_mem.c
+# A bzImage's header and a vmlinux's program headers and notes.
+FUZZ_ARGS_linux := -max_len=8192
 FUZZ_SRCS_vpmu_msr := $(sort $(wildcard vmm/model/*.c))
 # Every operation re-reads every MSR: keep sequences short, and do not trace
 # the dispatch table's comparisons on each of those reads (twice the runs;
