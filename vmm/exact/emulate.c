@@ -14,6 +14,8 @@
  *     RDTSC, RDPMC, HLT, far branches and CPL changes, segment loads, AVX,
  *     CLI/STI/POPF); the x87/SSE state comes from KVM for the first
  *     instruction that needs it (emulate_fpu_load) and goes back after;
+ *     RDTSC and RDPMC are answered in place (answer.c) and the next
+ *     stretch starts;
  *   - with other vCPUs, a LOCK-prefixed instruction (atomic in KVM only);
  *   - an access outside the mapped pages, or an exception: KVM runs it,
  *     and the guest takes its own #PF or fault, or MMIO exits as ever;
@@ -158,6 +160,7 @@ struct exact_emulate {
 	uint32_t budget;		/* instructions to the next look at the clock */
 	uint64_t deadline_ns;
 	enum emulate_stop stop;
+	const struct emulate_decode *stop_at;	/* EMULATE_STOP_SYSTEM: the instruction */
 	uint64_t stretch_insns;
 	bool batching;			/* instructions counted in batches */
 	struct exact_batch batch;
@@ -459,6 +462,7 @@ static bool emulate_insn(void *opaque, uint64_t rip)
 	in = emulate_decode(m, rip);
 	if (!in)
 		return emulate_stop(m, EMULATE_STOP_DECODE);
+	m->stop_at = in;
 	if ((in->insn.flags & INSN_SYSTEM) ||
 	    ((in->insn.flags & INSN_FPU) && !m->fpu_loaded && !emulate_fpu_load(m)))
 		return emulate_stop(m, EMULATE_STOP_SYSTEM);
@@ -918,10 +922,39 @@ static struct exact_emulate *emulate_get(struct vcpu *vcpu)
 }
 
 /*
+ * The RDTSC or RDPMC the stretch stopped at, answered and retired here
+ * (answer.c), not stepped: true if it was. Not while a listener hears of
+ * each instruction stepped (pmu/listen.h): it would not hear of this one.
+ */
+static bool emulate_answer(struct vcpu *vcpu, struct exact_emulate *m, struct kvm_regs *r,
+			   const struct kvm_sregs *s)
+{
+	struct exact_state *x = vcpu->pmu->exact;
+	const struct emulate_decode *d = m->stop_at;
+	uint64_t rip = r->rip;
+
+	if (m->stop != EMULATE_STOP_SYSTEM || !d || vcpu->pmu->step.wanted ||
+	    !(d->insn.flags & (INSN_RDTSC | INSN_RDPMC)) || !exact_answer(vcpu, &d->insn, r, s))
+		return false;
+	x->insn = d->insn;
+	x->rip = rip;
+	exact_retire(vcpu, RETIRE_YES);
+	/* Its cycles, as an emulated instruction's (--cycles model: exact_retire()'s). */
+	if (vcpu->vm->cfg->cycles == CYCLES_CLOCK)
+		exact_count_model_cycles(vcpu, 1);
+	if (d->insn.flags & INSN_RDPMC)
+		x->emu_stats.rdpmc_answered++;
+	else
+		x->emu_stats.rdtsc_answered++;
+	return true;
+}
+
+/*
  * Runs a stretch in the emulator from the vCPU's RIP, its instructions
  * counted, its registers written back. False if it could not start there.
+ * *answered: it ended at an RDTSC or RDPMC answered here (emulate_answer()).
  */
-static bool emulate_stretch(struct vcpu *vcpu, struct exact_emulate *m)
+static bool emulate_stretch(struct vcpu *vcpu, struct exact_emulate *m, bool *answered)
 {
 	struct exact_state *x = vcpu->pmu->exact;
 	struct exact_emulate_stats *st = &x->emu_stats;
@@ -929,7 +962,9 @@ static bool emulate_stretch(struct vcpu *vcpu, struct exact_emulate *m)
 	struct kvm_regs *r;
 	enum emu_end end;
 	uint64_t la, last_la = ~0ULL;
+	bool got;
 
+	*answered = false;
 	if (vcpu_state(vcpu, &r, &s) || !emulate_may_enter(vcpu, m, r, s) ||
 	    !emulate_map(m, vcpu, s) || emu_set_state(m->sp->emu, r, s->fs.base, s->gs.base))
 		return false;
@@ -938,6 +973,7 @@ static bool emulate_stretch(struct vcpu *vcpu, struct exact_emulate *m)
 	m->cr0 = s->cr0;
 	m->cr4 = s->cr4;
 	m->have_prev = false;
+	m->stop_at = NULL;
 	m->batching = vcpu->vm->cfg->cycles != CYCLES_MODEL && !vcpu->pmu->step.wanted;
 	emulate_flush(m);	/* the limits */
 	m->budget = EMULATE_SLICE_CHECK;
@@ -971,10 +1007,12 @@ static bool emulate_stretch(struct vcpu *vcpu, struct exact_emulate *m)
 		emulate_fault_seen(m, vcpu, s);
 	}
 	emulate_fpu_store(vcpu, m);
+	got = emu_get_state(m->sp->emu, r) == 0;
+	*answered = got && emulate_answer(vcpu, m, r, s);
 	/* Set now, so that single-stepping (re-armed at the new RIP) steps the next instruction. */
-	if (emu_get_state(m->sp->emu, r) == 0)
+	if (got)
 		vcpu_state_changed_stepping(vcpu);
-	if (m->stretch_insns < EMULATE_SHORT && m->stop == EMULATE_STOP_SYSTEM) {
+	if (m->stretch_insns < EMULATE_SHORT && m->stop == EMULATE_STOP_SYSTEM && !*answered) {
 		m->backoff = m->backoff ? 2 * m->backoff : 4;
 		if (m->backoff > EMULATE_BACKOFF_MAX)
 			m->backoff = EMULATE_BACKOFF_MAX;
@@ -1006,17 +1044,33 @@ static void emulate_begin(struct vcpu *vcpu, bool want)
 {
 	bool counting = vpmu_counted_events(&vcpu->pmu->model) & vcpu->pmu->exact->events;
 	struct exact_emulate *m = want && counting ? emulate_get(vcpu) : NULL;
+	uint64_t until = 0;
+	bool answered;
 
-	if (m && emulate_stretch(vcpu, m) && m->stop == EMULATE_STOP_PMI) {
-		/*
-		 * KVM_RUN returns at once without running the guest: the
-		 * after-run hooks see the state right after the instruction
-		 * (the PEBS assist, --profile's sample), and the next
-		 * before-run hooks deliver its PMI before the next one runs.
-		 */
-		m->immediate = true;
-		vcpu->run->immediate_exit = 1;
-		return;
+	/*
+	 * Stretch after stretch while each ends at an RDTSC or RDPMC answered
+	 * here, within a slice's time: then KVM steps, and interrupts come in.
+	 */
+	while (m && emulate_stretch(vcpu, m, &answered)) {
+		if (m->stop == EMULATE_STOP_PMI ||
+		    (answered && (vcpu->pmu->model.pmi_pending || vcpu->pmu->model.pebs_armed))) {
+			/*
+			 * KVM_RUN returns at once without running the guest:
+			 * the after-run hooks see the state right after the
+			 * instruction (the PEBS assist, --profile's sample), and
+			 * the next before-run hooks deliver its PMI before the
+			 * next one runs.
+			 */
+			m->immediate = true;
+			vcpu->run->immediate_exit = 1;
+			return;
+		}
+		if (!answered)
+			break;
+		if (!until)
+			until = emulate_now_ns() + EMULATE_SLICE_NS;
+		else if (emulate_now_ns() >= until)
+			break;
 	}
 	exact_step_engine.begin(vcpu, want);
 }

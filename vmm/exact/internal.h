@@ -83,6 +83,12 @@ void exact_catch_up_return(struct vcpu *vcpu, const struct kvm_sregs *s, const s
 void exact_emulate_pmi_delivered(struct vcpu *vcpu);
 void exact_emulate_free(struct exact_state *x);
 
+/*
+ * answer.c: RDTSC or RDPMC `in`, at r->rip, answered in place (RAX, RDX,
+ * RIP past it); false where it faults or is neither: KVM runs it.
+ */
+bool exact_answer(struct vcpu *vcpu, const struct insn *in, struct kvm_regs *r,
+		  const struct kvm_sregs *s);
 /* hlt.c: a stepped HLT at CPL0 done here; true if it retired (RIP past it). */
 bool exact_emulate_hlt(struct vcpu *vcpu, struct kvm_regs *r);
 

@@ -266,6 +266,8 @@ int insn_decode(const uint8_t *bytes, size_t avail, enum insn_mode mode, struct 
 		out->flags |= INSN_WRMSR;
 	else if (zi.mnemonic == ZYDIS_MNEMONIC_RDPMC)
 		out->flags |= INSN_RDPMC;
+	else if (zi.mnemonic == ZYDIS_MNEMONIC_RDTSC)
+		out->flags |= INSN_RDTSC;
 	else if (zi.mnemonic == ZYDIS_MNEMONIC_SYSRET)
 		out->flags |= INSN_SYSRET;
 	else if (zi.mnemonic == ZYDIS_MNEMONIC_IRET || zi.mnemonic == ZYDIS_MNEMONIC_IRETD ||

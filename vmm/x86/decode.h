@@ -76,6 +76,7 @@ static inline enum insn_mode insn_mode_of(const struct kvm_sregs *s)
  * FXSAVE...: its last-instruction pointers, which emulators do not keep).
  */
 #define INSN_FPU	(1u << 20)
+#define INSN_RDTSC	(1u << 21)	/* RDTSC (not RDTSCP, which reads IA32_TSC_AUX too) */
 
 /*
  * An exception the instruction raises by what it is (SDM vol. 3A 6.15, per

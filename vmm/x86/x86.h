@@ -14,6 +14,7 @@
 #define X86_CR0_PE		(1ULL << 0)
 #define X86_CR0_EM		(1ULL << 2)
 #define X86_CR0_TS		(1ULL << 3)
+#define X86_CR4_TSD		(1ULL << 2)
 #define X86_CR4_PCE		(1ULL << 8)
 #define X86_CR4_OSFXSR		(1ULL << 9)
 /* The XSAVE header's XSTATE_BV and its x87 and SSE bits (SDM vol. 1 13.4.2). */
