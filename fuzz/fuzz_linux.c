@@ -22,29 +22,14 @@
 
 #include "boot/le.h"
 #include "boot/linux.h"
+#include "fuzz_ram.h"
 
 #define PREFIX		4
 #define KIB		1024ULL
 
 static void check(bool ok, const char *what)
 {
-	if (!ok) {
-		fprintf(stderr, "fuzz_linux: invariant violated: %s\n", what);
-		abort();
-	}
-}
-
-/* An exact-size buffer of `size` bytes, reallocated only when the size changes. */
-static uint8_t *region(uint8_t **buf, uint64_t *have, uint64_t size)
-{
-	if (!*buf || *have != size) {
-		free(*buf);
-		*buf = malloc(size);
-		check(*buf != NULL, "out of memory");
-		memset(*buf, 0xaa, size);
-		*have = size;
-	}
-	return *buf;
+	fuzz_check("fuzz_linux", ok, what);
 }
 
 static void check_result(const struct guest_mem *mem, const struct linux_boot *b,
@@ -89,15 +74,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	p.cmdline = data[2] & 0x80 ? "console=ttyS0 rdinit=/init" : NULL;
 	p.nr_cpus = 1 + data[3] % 4;
 	p.initrd_size = initrd_size;
-	p.initrd = initrd_size ? region(&initrd, &have_initrd, initrd_size) : NULL;
+	p.initrd = initrd_size ? fuzz_region(&initrd, &have_initrd, initrd_size) : NULL;
 
 	mem.regions[0] = (struct mem_region){
-		.gpa = 0, .size = low_size, .hva = region(&low, &have_low, low_size),
+		.gpa = 0, .size = low_size, .hva = fuzz_region(&low, &have_low, low_size),
 	};
 	if (high_size)
 		mem.regions[mem.nr++] = (struct mem_region){
 			.gpa = GUEST_HIGHMEM_START, .size = high_size,
-			.hva = region(&high, &have_high, high_size),
+			.hva = fuzz_region(&high, &have_high, high_size),
 		};
 
 	err[0] = 0;

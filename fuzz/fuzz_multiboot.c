@@ -20,29 +20,14 @@
 #include <string.h>
 
 #include "boot/multiboot.h"
+#include "fuzz_ram.h"
 
 #define PREFIX		4
 #define KIB		1024ULL
 
 static void check(bool ok, const char *what)
 {
-	if (!ok) {
-		fprintf(stderr, "fuzz_multiboot: invariant violated: %s\n", what);
-		abort();
-	}
-}
-
-/* An exact-size buffer of `size` bytes, reallocated only when the size changes. */
-static uint8_t *region(uint8_t **buf, uint64_t *have, uint64_t size)
-{
-	if (!*buf || *have != size) {
-		free(*buf);
-		*buf = malloc(size);	/* ASan gives 0 bytes a valid, inaccessible pointer */
-		check(*buf != NULL, "out of memory");
-		memset(*buf, 0xaa, size);
-		*have = size;
-	}
-	return *buf;
+	fuzz_check("fuzz_multiboot", ok, what);
 }
 
 static int in_ram(const struct guest_mem *mem, uint64_t gpa, uint64_t len)
@@ -124,18 +109,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	p.append = append[data[3] >> 7];
 
 	mem.regions[0] = (struct mem_region){
-		.gpa = 0, .size = low_size, .hva = region(&low, &have_low, low_size),
+		.gpa = 0, .size = low_size, .hva = fuzz_region(&low, &have_low, low_size),
 	};
 	if (high_size)
 		mem.regions[mem.nr++] = (struct mem_region){
 			.gpa = GUEST_HIGHMEM_START, .size = high_size,
-			.hva = region(&high, &have_high, high_size),
+			.hva = fuzz_region(&high, &have_high, high_size),
 		};
 	/* Module i has (i + 1) * mod_size bytes, in a buffer of exactly that size. */
 	for (i = 0; i < p.nr_modules; i++)
 		mods[i] = (struct multiboot_module_in){
 			.name = i ? "mod1" : "mod0 arg", .size = (i + 1) * mod_size,
-			.data = region(&mod_data[i], &have_mod[i], (i + 1) * mod_size),
+			.data = fuzz_region(&mod_data[i], &have_mod[i], (i + 1) * mod_size),
 		};
 	p.modules = mods;
 
