@@ -286,10 +286,11 @@ run_kernel() {
 
 # pmuvm run's tests (linux-run) in an SVM lab of their own, started in the
 # background after the pace-dependent checks, beside the other parts: its
-# guests mostly run one vCPU at a time, and its tests take longest of all,
-# so it starts first. Beside the other labs its 13 checks have taken 28
-# to 33 minutes, so its limit is RUN_LAB_LIMIT, not pmuvm-lab's 30: the
-# other parts end later anyway. Counted by run_lab_count.
+# guests mostly run one vCPU at a time. When it ends, the VMX lab starts
+# in its place, unless the SVM lab's main part ended first and started it
+# (vmx_lab_once). Beside the other labs its 13 checks have taken 28 to 33
+# minutes, so its limit is RUN_LAB_LIMIT, not pmuvm-lab's 30. Counted by
+# run_lab_count.
 run_what="$(lab_what ", pmuvm run")"
 run_log=$O/tests/system-lab-run.log
 RUN_LAB_LIMIT=2400
@@ -301,6 +302,8 @@ run_lab_start() {
 		export PMUVM_LAB_TIMEOUT=${PMUVM_LAB_TIMEOUT:-$RUN_LAB_LIMIT}
 		lab_exec "$run_log"
 		echo "$run_st" >"$run_log.status"
+		unset CK_INCLUDE_TAGS PMUVM_LAB_SILENCE PMUVM_LAB_TIMEOUT
+		[ -z "${vmx_flag:-}" ] || vmx_lab_once
 	) >/dev/null &
 	run_pid=$!
 }
@@ -347,6 +350,13 @@ vmx_lab_run() {
 		env PMUVM_TESTS_SUITES="$VMX_SUITES" PMUVM_REPORT_DIR= "$O/tests/system-tests"
 }
 
+# vmx_lab_run, unless it has been started already ($vmx_flag, made by the
+# first caller).
+vmx_lab_once() {
+	mkdir "$vmx_flag" 2>/dev/null || return 0
+	vmx_lab_run
+}
+
 # Suites and failures are counted as the SVM lab's, against
 # tests/lab/known-failures-vmx.
 vmx_lab_count() {
@@ -354,12 +364,13 @@ vmx_lab_count() {
 }
 
 # The labs PMUVM_LABS names. With both, pmuvm run's lab starts after the
-# SVM lab's pace-dependent checks (which run alone) and the VMX lab after
-# its main part (Bochs is one thread, and those tests count, they do not
-# time): each beside the parts that follow, so that two labs share the
-# machine's two CPUs to the end. Their results are printed when all ended. The sanitizer build (make check
-# SANITIZE=1) runs the SVM lab only, unless PMUVM_LABS says otherwise:
-# what the VMX share checks does not depend on the build.
+# SVM lab's pace-dependent checks (which run alone), and the VMX lab after
+# pmuvm run's lab or the SVM lab's main part, whichever ends first (Bochs
+# is one thread, and those tests count, they do not time): each beside the
+# parts that follow, so that two labs share the machine's two CPUs to the
+# end. Their results are printed when all ended. The sanitizer build (make
+# check SANITIZE=1) runs the SVM lab only, unless PMUVM_LABS says
+# otherwise: what the VMX share checks does not depend on the build.
 system_labs() {
 	labs="svm vmx"
 	[ "${SANITIZE:-0}" = 0 ] || labs=svm
@@ -376,15 +387,18 @@ system_labs() {
 	if [ "$svm" = 1 ] && [ "$vmx" = 1 ]; then
 		svm_lab_timing
 		linux_images
+		vmx_flag=$O/tests/vmx-lab-started
+		rm -rf "$vmx_flag"
 		run_lab_start
+		echo "== $vmx_what: starts after pmuvm run's lab or the next, its lines in $vmx_log as they end"
 		svm_lab_main
-		echo "== $vmx_what: started beside the next, its lines in $vmx_log as they end"
-		(vmx_lab_run >/dev/null) &
+		(vmx_lab_once >/dev/null) &
 		vmx_pid=$!
 		svm_lab_exact_step
 		svm_lab_linux linux-boot "Linux guests"
 		run_lab_count
 		wait "$vmx_pid"
+		rm -rf "$vmx_flag"
 		echo "== $vmx_what"
 		cat "$vmx_log"
 		run_st=$(cat "$vmx_log.status" 2>/dev/null || echo 1)
