@@ -180,7 +180,8 @@ static int kernel_place(const struct guest_mem *mem, const uint8_t *img, size_t 
 		return 0;
 	}
 	if (!linux_is_bzimage(img, size))
-		return fail(err, errlen, -EINVAL, "not a bzImage (no boot protocol header) or vmlinux");
+		return fail(err, errlen, -EINVAL,
+			    "neither a bzImage (no boot protocol header) nor a vmlinux");
 	if (le16(img + BP_VERSION) < 0x20c || !(le16(img + BP_XLOADFLAGS) & XLF_KERNEL_64))
 		return fail(err, errlen, -EINVAL,
 			    "the kernel has no 64-bit entry (boot protocol 2.12 XLF_KERNEL_64)");
