@@ -587,7 +587,7 @@ def qemu_run(qemu, fsd, helper, init, tmp, cpu, argv=("true",), machine="microvm
     if p.returncode != 0 or len(p.stdout.split("\n")) < 2:
         die("%s failed (status %d): %s" % (helper, p.returncode, p.stderr.strip()))
     kernel, initrd = p.stdout.split("\n")[:2]
-    # pmuvm boots the kernel unpacked (docs/run.md, "The kernel, uncompressed");
+    # pmuvm boots the kernel unpacked (docs/run.md, "How it works");
     # QEMU's -kernel takes a vmlinux only with a PVH note, which Debian's has
     # not: QEMU boots the bzImage beside it, decompressing it in the guest.
     if os.path.basename(kernel) == "vmlinux" and os.path.exists(

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
-# pmuvm-kernel --unpack (docs/run.md, "The kernel") on synthetic bzImages:
+# pmuvm-kernel --unpack (docs/run.md, "How it works") on synthetic bzImages:
 # setup sectors with the boot protocol's payload_offset and payload_length,
 # a payload compressed with xz, gzip and zstd (each where its tool is
 # installed) and the uncompressed size after it, as the kernel's build

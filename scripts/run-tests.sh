@@ -288,7 +288,7 @@ run_kernel() {
 # background after the pace-dependent checks, beside the other parts: its
 # guests mostly run one vCPU at a time. When it ends, the VMX lab starts
 # in its place, unless the SVM lab's main part ended first and started it
-# (vmx_lab_once). Beside the other labs its 13 checks have taken 28 to 33
+# (vmx_lab_once). Beside the other labs its 13 checks take about 30
 # minutes, so its limit is RUN_LAB_LIMIT, not pmuvm-lab's 30. Counted by
 # run_lab_count.
 run_what="$(lab_what ", pmuvm run")"

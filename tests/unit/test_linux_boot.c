@@ -128,6 +128,20 @@ START_TEST(test_zero_page)
 }
 END_TEST
 
+/* The image's own ramdisk fields do not reach the kernel without --initrd. */
+START_TEST(test_no_initrd)
+{
+	struct linux_params p = { .nr_cpus = 1 };
+	struct linux_boot b;
+
+	put32(img + 0x218, 0x200000);
+	put32(img + 0x21c, 0x1000);
+	ck_assert_int_eq(load(&p, &b), 0);
+	ck_assert_uint_eq(le32(ram + b.boot_params + 0x218), 0);
+	ck_assert_uint_eq(le32(ram + b.boot_params + 0x21c), 0);
+}
+END_TEST
+
 START_TEST(test_load_errors)
 {
 	static uint8_t big_initrd[RAM_SIZE];
@@ -288,6 +302,7 @@ static Suite *linux_boot_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_bzimage_detection);
 	tcase_add_test(tc, test_zero_page);
+	tcase_add_test(tc, test_no_initrd);
 	tcase_add_test(tc, test_load_errors);
 	tcase_add_test(tc, test_acpi_tables);
 	tcase_add_test(tc, test_acpi_x2apic_ids);

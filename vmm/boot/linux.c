@@ -232,6 +232,8 @@ int linux_load(const struct guest_mem *mem, const uint8_t *img, size_t size,
 	memcpy(guest_mem_ptr(mem, LINUX_CMDLINE, cmdlen + 1), p->cmdline ? p->cmdline : "",
 	       cmdlen + 1);
 	put32(bp + BP_CMD_LINE_PTR, (uint32_t)LINUX_CMDLINE);
+	put32(bp + BP_RAMDISK_IMAGE, 0);		/* none unless given: not the image's */
+	put32(bp + BP_RAMDISK_SIZE, 0);
 
 	if (p->initrd_size) {
 		initrd_max = le32(bp + BP_INITRD_ADDR_MAX);

@@ -5,7 +5,7 @@
  * decompressor: its PT_LOAD segments at their physical addresses, entered
  * at e_entry, startup_64 of arch/x86/kernel/head_64.S, which is reached
  * "either directly from a 64bit bootloader, or from
- * arch/x86/boot/compressed/head_64.S" (docs/machine.md, "Linux").
+ * arch/x86/boot/compressed/head_64.S" (docs/machine.md, "Boot").
  */
 #ifndef PMUVM_BOOT_VMLINUX_H
 #define PMUVM_BOOT_VMLINUX_H
