@@ -59,9 +59,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct linux_params p = { 0 };
 	struct linux_boot b;
-	struct guest_mem mem = { .nr = 1 };
-	static uint8_t *low, *high, *initrd;
-	static uint64_t have_low, have_high, have_initrd;
+	struct guest_mem mem = { 0 };
+	static uint8_t *initrd;
+	static uint64_t have_initrd;
 	uint64_t low_size, high_size, initrd_size;
 	char err[256];
 	int r;
@@ -76,14 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	p.initrd_size = initrd_size;
 	p.initrd = initrd_size ? fuzz_region(&initrd, &have_initrd, initrd_size) : NULL;
 
-	mem.regions[0] = (struct mem_region){
-		.gpa = 0, .size = low_size, .hva = fuzz_region(&low, &have_low, low_size),
-	};
-	if (high_size)
-		mem.regions[mem.nr++] = (struct mem_region){
-			.gpa = GUEST_HIGHMEM_START, .size = high_size,
-			.hva = fuzz_region(&high, &have_high, high_size),
-		};
+	fuzz_guest_mem(&mem, low_size, high_size);
 
 	err[0] = 0;
 	r = linux_load(&mem, data + PREFIX, size - PREFIX, &p, &b, err, sizeof(err));

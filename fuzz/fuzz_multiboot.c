@@ -92,9 +92,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct multiboot_module_in mods[2];
 	struct multiboot_params p = { .image_name = "fuzz.elf" };
 	struct multiboot_boot b;
-	struct guest_mem mem = { .nr = 1 };
-	static uint8_t *low, *high, *mod_data[2];
-	static uint64_t have_low, have_high, have_mod[2];
+	struct guest_mem mem = { 0 };
+	static uint8_t *mod_data[2];
+	static uint64_t have_mod[2];
 	uint64_t low_size, high_size, mod_size;
 	char err[128];
 	unsigned int i;
@@ -108,14 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	p.nr_modules = data[2] % 3;
 	p.append = append[data[3] >> 7];
 
-	mem.regions[0] = (struct mem_region){
-		.gpa = 0, .size = low_size, .hva = fuzz_region(&low, &have_low, low_size),
-	};
-	if (high_size)
-		mem.regions[mem.nr++] = (struct mem_region){
-			.gpa = GUEST_HIGHMEM_START, .size = high_size,
-			.hva = fuzz_region(&high, &have_high, high_size),
-		};
+	fuzz_guest_mem(&mem, low_size, high_size);
 	/* Module i has (i + 1) * mod_size bytes, in a buffer of exactly that size. */
 	for (i = 0; i < p.nr_modules; i++)
 		mods[i] = (struct multiboot_module_in){

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem/guest_mem.h"
+
 static inline void fuzz_check(const char *target, bool ok, const char *what)
 {
 	if (!ok) {
@@ -33,6 +35,23 @@ static inline uint8_t *fuzz_region(uint8_t **buf, uint64_t *have, uint64_t size)
 		*have = size;
 	}
 	return *buf;
+}
+
+/* Guest RAM of `low_size` bytes from 0 and, unless 0, `high_size` at 4 GiB. */
+static inline void fuzz_guest_mem(struct guest_mem *mem, uint64_t low_size, uint64_t high_size)
+{
+	static uint8_t *low, *high;
+	static uint64_t have_low, have_high;
+
+	mem->nr = 1;
+	mem->regions[0] = (struct mem_region){
+		.gpa = 0, .size = low_size, .hva = fuzz_region(&low, &have_low, low_size),
+	};
+	if (high_size)
+		mem->regions[mem->nr++] = (struct mem_region){
+			.gpa = GUEST_HIGHMEM_START, .size = high_size,
+			.hva = fuzz_region(&high, &have_high, high_size),
+		};
 }
 
 #endif

@@ -11,6 +11,7 @@
 #include "boot/acpi.h"
 #include "boot/le.h"
 #include "boot/linux.h"
+#include "linux_zero_page.h"
 #include "suite.h"
 
 #define RAM_SIZE	(16u << 20)
@@ -91,22 +92,13 @@ START_TEST(test_zero_page)
 	struct linux_boot b;
 	const uint8_t *bp;
 	uint64_t pdpt, pd;
-	uint32_t rd;
 
 	ck_assert_int_eq(load(&p, &b), 0);
 	ck_assert_uint_eq(b.entry, 0x100000 + 0x200);
 	bp = ram + b.boot_params;
 	ck_assert_int_eq(memcmp(ram + 0x100000, img + PAYLOAD_OFF, PAYLOAD_LEN), 0);
-	ck_assert_uint_eq(le16(bp + 0x1fe), 0xaa55);		/* setup header copied */
-	ck_assert_uint_eq(bp[0x210], 0xff);			/* type_of_loader */
-	ck_assert_uint_eq(bp[0x211] & 0x81, 0x81);		/* LOADED_HIGH | CAN_USE_HEAP */
-	ck_assert_str_eq((const char *)ram + le32(bp + 0x228), "console=ttyS0 quiet");
-	rd = le32(bp + 0x218);
-	ck_assert_uint_eq(le32(bp + 0x21c), sizeof(initrd));
-	ck_assert_uint_eq(rd % 4096, 0);
-	ck_assert_uint_ge(rd, 0x100000 + PAYLOAD_LEN);
-	ck_assert_uint_le(rd + sizeof(initrd), RAM_SIZE);
-	ck_assert_int_eq(memcmp(ram + rd, initrd, sizeof(initrd)), 0);
+	ck_assert_int_eq(memcmp(bp + 0x202, img + 0x202, 0x210 - 0x202), 0);	/* header copied */
+	expect_zero_page(ram, RAM_SIZE, bp, &p, 0x100000 + PAYLOAD_LEN);
 	ck_assert_uint_eq(le64(bp + 0x070), ACPI_TABLES_GPA);	/* acpi_rsdp_addr */
 	/* e820: low RAM, the EBDA and BIOS area reserved, RAM from 1 MiB. */
 	ck_assert_uint_eq(bp[0x1e8], 3);
