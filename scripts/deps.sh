@@ -23,6 +23,7 @@ libunicorn-dev		# x86 emulator: exact counting at emulation speed (--exact emula
 help2man		# the man page, generated from pmuvm --help
 qemu-system-common	# virtiofsd: the shares of pmuvm run (docs/run.md)
 cpio			# pmuvm run's initramfs (scripts/pmuvm-kernel)
+uidmap			# newgidmap: pmuvm run without root for a user with supplementary groups
 EOF_PKGS
 }
 

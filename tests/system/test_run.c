@@ -9,14 +9,24 @@
  * where KVM emulates it, and without virtiofsd or a kernel, they are
  * counted skips.
  */
+#include <errno.h>
+#include <grp.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "dev/vhost_user.h"
 #include "expect.h"
 #include "pmuvm_run.h"
+#include "run/virtiofsd.h"
 #include "suite.h"
 
 /* A boot takes minutes in the lab; rr's two boots and perf's take longer. */
@@ -332,14 +342,17 @@ END_TEST
 /*
  * `script` run by sh as user nobody (65534) in its own directory `name`,
  * with primary group `gid`, supplementary groups `groups` ("" for none),
- * and a home of its own ($HOME) there. False (after test_skip()) where that
- * user cannot be had here: not root, no setpriv, or pmuvm out of its reach.
+ * and a home of its own ($HOME) there; `setup` (NULL for none) run as root
+ * before, in a mount namespace of the two's own. False (after test_skip())
+ * where that user cannot be had here: not root, no setpriv, or pmuvm out
+ * of its reach.
  */
 static bool run_as_nobody(struct pmuvm_result *r, const char *name, unsigned int gid,
-			  const char *groups, const char *script)
+			  const char *groups, const char *script, const char *setup)
 {
-	char full[2048], who[160];
+	char full[2048], who[160], path[700];
 	const char *dir = test_dir(name);
+	FILE *f;
 
 	if (getuid() != 0) {
 		test_skip("not root: cannot become another user here");
@@ -351,10 +364,16 @@ static bool run_as_nobody(struct pmuvm_result *r, const char *name, unsigned int
 	}
 	snprintf(who, sizeof(who), "setpriv --reuid=65534 --regid=%u %s%s --inh-caps=-all", gid,
 		 groups[0] ? "--groups=" : "--clear-groups", groups);
-	snprintf(full, sizeof(full), "mkdir -p home && chown -R 65534:%u . && "
-		 "if ! %s test -x \"$PMUVM\"; then echo unreachable; exit 0; fi && "
-		 "%s env -u PMUVM_CACHE -u XDG_CACHE_HOME -u XDG_RUNTIME_DIR -u PMUVM_VIRTIOFSD "
-		 "HOME=\"$PWD/home\" sh -c '%s'", gid, who, who, script);
+	snprintf(path, sizeof(path), "%s/as-nobody.sh", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "mkdir -p home && chown -R 65534:%u . && %s && "
+		"if ! %s test -x \"$PMUVM\"; then echo unreachable; exit 0; fi && "
+		"%s env -u PMUVM_CACHE -u XDG_CACHE_HOME -u XDG_RUNTIME_DIR -u PMUVM_VIRTIOFSD "
+		"HOME=\"$PWD/home\" sh -c '%s'\n", gid, setup ? setup : "true", who, who, script);
+	fclose(f);
+	snprintf(full, sizeof(full), "%s sh as-nobody.sh",
+		 setup ? "unshare -m --propagation private" : "");
 	sh_in(r, dir, full);
 	if (!strcmp(r->out, "unreachable\n")) {
 		test_skip("user nobody cannot run %s (a directory on its path is closed to others)",
@@ -366,36 +385,145 @@ static bool run_as_nobody(struct pmuvm_result *r, const char *name, unsigned int
 }
 
 /*
- * Without root, with Debian 12's virtiofsd, supplementary groups are
- * refused at once with the reason (docs/run.md, "What needs root").
+ * Without root, with supplementary groups and no subordinate gid (an empty
+ * /etc/subgid bound over the real one in a mount namespace of the test's),
+ * Debian 12's virtiofsd cannot start: refused at once with the reason
+ * (docs/run.md, "What needs root").
  */
 START_TEST(test_run_error_groups)
 {
 	struct pmuvm_result r;
 
-	if (!run_as_nobody(&r, "groups", 65534, "65534", "\"$PMUVM\" run -- true"))
+	if (access("/etc/subgid", F_OK))
+		TEST_SKIP("no /etc/subgid to bind an empty one over");
+	if (!run_as_nobody(&r, "groups", 65534, "65534",
+			   "\"$PMUVM\" run -- true", ": >subgid && mount --bind subgid /etc/subgid"))
 		return;
 	ck_assert_msg(r.status == 14, "status %d\n%s%s", r.status, r.out, r.err);
 	ck_assert_str_eq(r.out, "");
-	ck_assert_msg(strstr(r.err, "cannot start for a user with supplementary groups") &&
+	ck_assert_msg(strstr(r.err, "drops supplementary groups, which without root needs newgidmap") &&
 		      !strchr(r.err, '\n')[1], "%s", r.err);
 	pmuvm_result_free(&r);
 }
 END_TEST
 
+/* The vhost-user features virtiofsd at `sock` answers with: 0, or -errno. */
+static int virtiofsd_features(const char *sock, uint64_t *features)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct vhost_user_msg m;
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0), e;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		e = -errno;
+		goto out;
+	}
+	vhost_user_msg_none(&m, VHOST_USER_GET_FEATURES);
+	e = vhost_user_send(fd, &m, NULL, 0);
+	if (!e)
+		e = vhost_user_recv(fd, &m);
+	if (!e)
+		e = vhost_user_reply_u64(&m, VHOST_USER_GET_FEATURES, features);
+out:
+	if (fd >= 0)
+		close(fd);
+	return e;
+}
+
 /*
- * Without root: nobody, with /dev/kvm's group as its primary group and no
- * supplementary ones, and a copy of the kernel cache in its home (the lab
- * has no network to fetch one). The command runs as that user, and its
- * file in the shared directory is that user's.
+ * Without root, virtiofsd starts in pmuvm's user namespace
+ * (vmm/run/userns.c) and answers vhost-user requests: with supplementary
+ * groups, as an ordinary login has, whose gid map newgidmap writes with a
+ * subordinate gid so that virtiofsd may drop them (loop 0), and with none
+ * (loop 1). As user nobody, with group users (100) beside its own in loop
+ * 0, /etc/subgid giving nobody a range (a file bound over it in a mount
+ * namespace of the test's). No guest boots, so it runs on every machine
+ * with root, virtiofsd and newgidmap.
+ */
+START_TEST(test_run_virtiofsd_user)
+{
+	const char *bin = virtiofsd_find(), *dir = test_dir(_i ? "fsd-user" : "fsd-groups");
+	char subgid[600], sockdir[600];
+	gid_t groups[] = { 100 };
+	int st;
+	pid_t pid;
+
+	if (getuid() != 0)
+		TEST_SKIP("not root: cannot become another user here");
+	if (!bin)
+		TEST_SKIP("no virtiofsd (qemu-system-common)");
+	if (access("/usr/bin/newgidmap", X_OK))
+		TEST_SKIP("no newgidmap (uidmap)");
+	if (access("/etc/subgid", F_OK))
+		TEST_SKIP("no /etc/subgid to bind a test's over");
+	snprintf(subgid, sizeof(subgid), "%s/subgid", dir);
+	snprintf(sockdir, sizeof(sockdir), "%s/sock", dir);
+	mkdir(sockdir, 0700);
+	ck_assert_int_eq(chown(dir, 65534, 65534), 0);
+	ck_assert_int_eq(chown(sockdir, 65534, 65534), 0);
+	FILE *f = fopen(subgid, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "nobody:1100000:65536\n");
+	fclose(f);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct virtiofsd d;
+		uint64_t features = 0;
+		int e, tries;
+
+		/*
+		 * Dumpable, as pmuvm is after its exec: the switch to nobody
+		 * left this process undumpable, its /proc/self root's.
+		 */
+		if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+		    mount(subgid, "/etc/subgid", NULL, MS_BIND, NULL) ||
+		    setgroups(_i ? 0 : 1, groups) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534) || prctl(PR_SET_DUMPABLE, 1)) {
+			fprintf(stderr, "cannot become nobody: %s\n", strerror(errno));
+			_exit(2);
+		}
+		if (virtiofsd_start(&d, bin, dir, sockdir, "t"))
+			_exit(3);
+		/* virtiofsd answers once up, or it has gone. */
+		for (tries = 0; (e = virtiofsd_features(d.socket, &features)) && tries < 20; tries++) {
+			if (waitpid(d.pid, NULL, WNOHANG) == d.pid) {
+				d.pid = -1;
+				break;
+			}
+			usleep(100000);
+		}
+		virtiofsd_stop(&d);
+		if (e) {
+			fprintf(stderr, "GET_FEATURES: %s\n", strerror(-e));
+			_exit(4);
+		}
+		_exit(features & (1ull << VHOST_USER_F_PROTOCOL_FEATURES) ? 0 : 5);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+}
+END_TEST
+
+/*
+ * Without root, as an ordinary login: nobody, with its own group and
+ * /dev/kvm's as a supplementary one, a range in /etc/subgid (a file bound
+ * over it, as in test_run_virtiofsd_user), and a copy of the kernel cache
+ * in its home (the lab has no network to fetch one). The command runs as
+ * that user with those groups, and its file in the shared directory is
+ * that user's.
  */
 START_TEST(test_run_unprivileged)
 {
 	struct pmuvm_result r;
-	char script[1024], want[64], path[600];
+	char script[1024], want[64], path[600], groups[16];
 	struct stat st;
 
 	REQUIRE_RUN();
+	if (access("/etc/subgid", F_OK))
+		TEST_SKIP("no /etc/subgid to bind a test's over");
 	ck_assert_int_eq(stat("/dev/kvm", &st), 0);
 	if (st.st_gid == 0 || (st.st_mode & 0060) != 0060)
 		TEST_SKIP("/dev/kvm is mode %03o, group %u: no group of users may open it here",
@@ -409,14 +537,17 @@ START_TEST(test_run_unprivileged)
 	pmuvm_result_free(&r);
 	snprintf(script, sizeof(script),
 		 "\"$PMUVM\" run -- sh -c \"id -u; id -G; echo mine > mine.txt\"");
-	if (!run_as_nobody(&r, "user", st.st_gid, "", script))
+	snprintf(groups, sizeof(groups), "%u", (unsigned int)st.st_gid);
+	if (!run_as_nobody(&r, "user", 65534, groups, script,
+			   "echo nobody:1100000:65536 >subgid && mount --bind subgid /etc/subgid"))
 		return;
 	ck_assert_msg(r.status == 0, "status %d\n%s%s", r.status, r.out, r.err);
-	snprintf(want, sizeof(want), "65534\n%u\n", (unsigned int)st.st_gid);
+	snprintf(want, sizeof(want), "65534\n65534 %u\n", (unsigned int)st.st_gid);
 	ck_assert_str_eq(r.out, want);
 	snprintf(path, sizeof(path), "%s/mine.txt", test_dir("user"));
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_uint_eq(st.st_uid, 65534);
+	ck_assert_uint_eq(st.st_gid, 65534);
 	pmuvm_result_free(&r);
 }
 END_TEST
@@ -536,6 +667,7 @@ static Suite *run_suite(void)
 	tcase_set_tags(errors, TEST_TAG_KVM_NEUTRAL);
 	tcase_add_test(errors, test_run_errors);
 	tcase_add_test(errors, test_run_error_groups);
+	tcase_add_loop_test(errors, test_run_virtiofsd_user, 0, 2);
 	suite_add_tcase(s, errors);
 
 	tcase_set_tags(tc, TEST_TAG_LINUX_RUN);

@@ -24,6 +24,7 @@
 #include "run/console.h"
 #include "run/run.h"
 #include "run/spec.h"
+#include "run/userns.h"
 #include "run/virtiofsd.h"
 
 extern char **environ;
@@ -220,14 +221,16 @@ static int run_describe(void)
 /*
  * The file server, found before the kernel (which may be fetched), so a
  * missing one fails at once. Without root, virtiofsd runs in a user
- * namespace where setgroups() is denied (user_namespaces(7)); Debian 12's
- * drops supplementary groups at start and exits when it cannot
- * (docs/run.md, "What needs root"), so that case is refused here with its
- * reason, unless PMUVM_VIRTIOFSD names a server of the user's choice.
+ * namespace of its own (run/userns.h); Debian 12's drops supplementary
+ * groups at start and exits when it cannot, which there needs newgidmap
+ * and a subordinate gid (docs/run.md, "What needs root"): without them
+ * that case is refused here with its reason, unless PMUVM_VIRTIOFSD names
+ * a server of the user's choice.
  */
 static int run_find_virtiofsd(void)
 {
 	const char *env = getenv("PMUVM_VIRTIOFSD");
+	char why[256];
 
 	run.fsd_bin = virtiofsd_find();
 	if (!run.fsd_bin) {
@@ -237,9 +240,10 @@ static int run_find_virtiofsd(void)
 			pr_err("run: virtiofsd not found (Debian: apt-get install qemu-system-common; or set PMUVM_VIRTIOFSD)");
 		return PMUVM_EXIT_HOST_ERROR;
 	}
-	if (geteuid() != 0 && !(env && *env) && getgroups(0, NULL) > 0) {
-		pr_err("run: %s cannot start for a user with supplementary groups (it drops them, which a user namespace without root may not): run as root, or see docs/run.md",
-		       run.fsd_bin);
+	if (geteuid() != 0 && !(env && *env) && getgroups(0, NULL) > 0 &&
+	    userns_no_setgroups(why, sizeof(why))) {
+		pr_err("run: %s drops supplementary groups, which without root needs newgidmap and a subordinate gid: %s; or see docs/run.md",
+		       run.fsd_bin, why);
 		return PMUVM_EXIT_HOST_ERROR;
 	}
 	return 0;

@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "run/userns.h"
 #include "run/virtiofsd.h"
+#include "run/which.h"
 
 /* Debian 13's Rust virtiofsd, Debian 12's (QEMU 7.2, package qemu-system-common). */
 static const char *const virtiofsd_paths[] = {
@@ -23,36 +25,31 @@ static const char *const virtiofsd_paths[] = {
 const char *virtiofsd_find(void)
 {
 	static char found[4096];
-	const char *env = getenv("PMUVM_VIRTIOFSD"), *path = getenv("PATH");
-	unsigned int i;
+	const char *env = getenv("PMUVM_VIRTIOFSD");
 
 	if (env && *env)
 		return access(env, X_OK) == 0 ? env : NULL;
-	for (i = 0; i < sizeof(virtiofsd_paths) / sizeof(virtiofsd_paths[0]); i++)
-		if (access(virtiofsd_paths[i], X_OK) == 0)
-			return virtiofsd_paths[i];
-	while (path && *path) {
-		const char *end = strchr(path, ':');
-		int n = end ? (int)(end - path) : (int)strlen(path);
-
-		snprintf(found, sizeof(found), "%.*s/virtiofsd", n, path);
-		if (n && access(found, X_OK) == 0)
-			return found;
-		path = end ? end + 1 : NULL;
-	}
-	return NULL;
+	return run_which("virtiofsd", virtiofsd_paths,
+			 sizeof(virtiofsd_paths) / sizeof(virtiofsd_paths[0]), found, sizeof(found));
 }
 
 static void __attribute__((noreturn)) child(int fd, const char *bin, const char *dir)
 {
 	char fdarg[32], src[4200];
-	const char *argv[24];	/* 17 at most: unshare's 6, virtiofsd's 11 */
-	char uidmap[32], gidmap[32];
+	const char *argv[16];	/* 11 */
 	int n = 0;
 
 	/* Its own process group, and gone with pmuvm. */
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/*
+	 * Unprivileged, virtiofsd runs in a user namespace that maps the
+	 * caller's own uid and gid and keeps its capabilities there: its
+	 * sandbox and its switches to the guest user's fsuid work, and files
+	 * keep their owners (docs/run.md, "What needs root").
+	 */
+	if (geteuid() != 0 && userns_enter())
+		_exit(127);
 	/* dup2() onto itself would keep SOCK_CLOEXEC. */
 	if (fd == 3 ? fcntl(fd, F_SETFD, 0) < 0 : dup2(fd, 3) < 0)
 		_exit(127);
@@ -67,22 +64,6 @@ static void __attribute__((noreturn)) child(int fd, const char *bin, const char 
 	dup2(2, 1);
 	snprintf(fdarg, sizeof(fdarg), "--fd=3");
 	snprintf(src, sizeof(src), "source=%s", dir);
-	/*
-	 * Unprivileged, virtiofsd runs in a user namespace that maps the
-	 * caller's own uid and gid and keeps its capabilities there: its
-	 * sandbox namespaces and its switches to the guest user's fsuid work,
-	 * and files keep their owners (docs/run.md, "What needs root").
-	 */
-	if (geteuid() != 0) {
-		snprintf(uidmap, sizeof(uidmap), "--map-user=%u", (unsigned int)geteuid());
-		snprintf(gidmap, sizeof(gidmap), "--map-group=%u", (unsigned int)getegid());
-		argv[n++] = "unshare";
-		argv[n++] = "--user";
-		argv[n++] = uidmap;
-		argv[n++] = gidmap;
-		argv[n++] = "--keep-caps";
-		argv[n++] = "--";
-	}
 	argv[n++] = bin;
 	argv[n++] = fdarg;
 	argv[n++] = "-o";
