@@ -266,12 +266,7 @@ def bench_exact(tsc_khz):
 # bench_exact's loop, at CPL0 and at CPL3, counted by single-stepping (--exact step),
 # in the emulator (--exact emulate), and not counted (--exact off: the loop runs in
 # KVM). Each mode gets a loop long enough to time (stepping is ~1000x slower).
-# emulate_insn: the emulator reporting each instruction, as under --cycles model
-# (docs/counting.md, "The emulation engine": by block otherwise).
-ENGINE_SIZES = {"step": 200000, "emulate": 20000000, "emulate_insn": 20000000, "off": 20000000}
-ENGINE_OPTS = {"step": ("--exact", "step"), "emulate": ("--exact", "emulate"),
-               "emulate_insn": ("--exact", "emulate", "--cycles", "model"),
-               "off": ("--exact", "off")}
+ENGINE_SIZES = {"step": 200000, "emulate": 20000000, "off": 20000000}
 
 
 def bench_engines(tsc_khz):
@@ -285,7 +280,7 @@ def bench_engines(tsc_khz):
             for mode in (ENGINE_SIZES if i % 2 == 0 else list(reversed(list(ENGINE_SIZES)))):
                 size = ENGINE_SIZES[mode] if not QUICK else ENGINE_SIZES[mode] // 10
                 app = "sizes=%d reps=1 user=%d%s" % (size, user, " raw=1" if mode == "off" else "")
-                lines, rep, _ = run_guest("bench_exact", app, opts=ENGINE_OPTS[mode])
+                lines, rep, _ = run_guest("bench_exact", app, opts=("--exact", mode))
                 d = [d for k, d in lines if k == "exact"][0]
                 rates[mode].append(size / (d["ticks"] / (tsc_khz * 1000.0)))
                 counted[mode].append(d["insns"])
@@ -295,8 +290,6 @@ def bench_engines(tsc_khz):
                                            res[where]["step"]["per_s"]["median"])
         res[where]["off_over_emulate"] = (res[where]["off"]["per_s"]["median"] /
                                           res[where]["emulate"]["per_s"]["median"])
-        res[where]["block_over_insn"] = (res[where]["emulate"]["per_s"]["median"] /
-                                         res[where]["emulate_insn"]["per_s"]["median"])
     return res
 
 
@@ -797,11 +790,10 @@ def table(m, r):
     p("3b. Counting engines (bench_exact's loop; --exact step / emulate / off)")
     for where, what in (("cpl0", "CPL0"), ("cpl3", "CPL3")):
         e = en[where]
-        p("   %s: step %s/s, emulate %s/s (each instruction reported: %s/s), uncounted %s/s; "
-          "emulate/step %.0fx, by block/by instruction %.2fx, uncounted/emulate %.1fx%s" % (
+        p("   %s: step %s/s, emulate %s/s, uncounted %s/s; emulate/step %.0fx, "
+          "uncounted/emulate %.1fx%s" % (
               what, fmt(e["step"]["per_s"], "", 0), fmt(e["emulate"]["per_s"], "", 0),
-              fmt(e["emulate_insn"]["per_s"], "", 0), fmt(e["off"]["per_s"], "", 0),
-              e["emulate_over_step"], e["block_over_insn"], e["off_over_emulate"],
+              fmt(e["off"]["per_s"], "", 0), e["emulate_over_step"], e["off_over_emulate"],
               "" if e["emulate"]["counted"] else " (not counted: this host cannot step CPL3)"))
     p("")
     p("4. PMI latency, clock source (CPL3 loop's last RDTSC -> handler): %s, p90 %.1f us" % (
@@ -859,10 +851,6 @@ def markdown(m, r):
                          e["step"]["per_s"]["median"], e["emulate"]["per_s"]["median"],
                          e["off"]["per_s"]["median"],
                          "" if e["emulate"]["counted"] else " (CPL3 not steppable here: uncounted)")))
-        rows.append(("... emulate by block / each instruction reported (`--cycles model`)",
-                     "%.0f / %.0f (%.2fx)" % (e["emulate"]["per_s"]["median"],
-                                             e["emulate_insn"]["per_s"]["median"],
-                                             e["block_over_insn"])))
     rows += [
         ("pmuvm's own time between two KVM_RUNs / step round trip, counted (goal < 0.05)",
          "%s (%s per step)" % (fmt(ex["vmm_share_counted"], "", 3),

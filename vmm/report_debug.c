@@ -169,9 +169,6 @@ static json_object *report_emulate(const struct exact_emulate_stats *st)
 	json_object_object_add(o, "fpu_loads", report_u64(st->fpu_loads));
 	json_object_object_add(o, "rdtsc_answered", report_u64(st->rdtsc_answered));
 	json_object_object_add(o, "rdpmc_answered", report_u64(st->rdpmc_answered));
-	json_object_object_add(o, "blocks", report_u64(st->blocks));
-	json_object_object_add(o, "exits", report_u64(st->exits));
-	json_object_object_add(o, "cuts", report_u64(st->cuts));
 	return o;
 }
 

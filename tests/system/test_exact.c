@@ -1138,35 +1138,6 @@ START_TEST(test_exact_100m_cpl0)
 		      "stdout: %s", r.out);
 	ck_assert_uint_gt(json_u64(r.report, "vcpus.0.debug.exact.emulate.instructions"),
 			  99000000);
-	/* Counted by block: each of the 50M iterations entered the loop's block. */
-	ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.blocks"), 50000000);
-	pmuvm_result_free(&r);
-}
-END_TEST
-
-/*
- * PMIs at counts that fall inside the emulator's blocks: exact_pmi's
- * presets make counters wrap at each instruction of its loop, so blocks
- * are cut where they wrap (docs/counting.md, "The emulation engine"), and
- * every PMI still comes with zero skid. Under --cycles model each
- * instruction is counted alone: nothing is counted by block.
- */
-START_TEST(test_exact_pmi_inside_block)
-{
-	struct pmuvm_result r;
-
-	REQUIRE_KVM();
-	run_emulated(&r, "exact_pmi", "", "120");
-	expect_guest_ok(&r, "exact zero skid, instructions");
-	expect_guest_ok(&r, "exact zero skid, branches");
-	ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.cuts"), 1);
-	ck_assert_uint_gt(json_u64(r.report, "vcpus.0.debug.exact.emulate.blocks"), 0);
-	pmuvm_result_free(&r);
-	pmuvm_run(&r, "--exact", "emulate", "--cycles", "model", "--timeout", "120",
-		  guest_path("exact_pmi"));
-	expect_guest_pass(&r, "exact_pmi --cycles model");
-	ck_assert_uint_eq(json_u64(r.report, "vcpus.0.debug.exact.emulate.blocks"), 0);
-	ck_assert_uint_gt(json_u64(r.report, "vcpus.0.debug.exact.emulate.instructions"), 0);
 	pmuvm_result_free(&r);
 }
 END_TEST
@@ -1260,7 +1231,6 @@ static Suite *exact_suite(void)
 	tc = tcase_create("emulate_long");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_exact_100m_cpl0);
-	tcase_add_test(tc, test_exact_pmi_inside_block);
 	tcase_add_test(tc, test_exact_rep_in_emulator);
 	tcase_add_test(tc, test_exact_fpu_in_emulator);
 	tcase_add_test(tc, test_exact_reads_in_emulator);

@@ -11,15 +11,10 @@
 
 /* Never a RIP (not canonical): uc_emu_start() runs until a hook stops it. */
 #define EMU_NO_END	0x8000000000000000ULL
-#define EMU_PAGE	4096ULL
 
 struct emu {
 	uc_engine *uc;
-	uc_hook code_hook, block_hook, intr_hook, mem_hook, sync_hook;
-	enum emu_mode mode;
-	uint64_t *exits;		/* sorted */
-	unsigned int nr_exits, cap_exits;
-	bool stopped;			/* ops said stop */
+	uc_hook code_hook, intr_hook, mem_hook;
 	struct va_run *mapped;		/* what emu_map() mapped, to unmap it */
 	unsigned int nr_mapped;
 	const struct emu_ops *ops;
@@ -35,31 +30,8 @@ static void emu_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
 	struct emu *e = user;
 
 	(void)size;
-	if (!e->ops->insn(e->opaque, addr)) {
-		e->stopped = true;
+	if (!e->ops->insn(e->opaque, addr))
 		uc_emu_stop(uc);
-	}
-}
-
-static void emu_block(uc_engine *uc, uint64_t addr, uint32_t size, void *user)
-{
-	struct emu *e = user;
-
-	if (e->mode == EMU_BY_BLOCK && !e->ops->block(e->opaque, addr, size)) {
-		e->stopped = true;
-		uc_emu_stop(uc);
-	}
-}
-
-/*
- * Never called (its range holds no address): a memory hook makes Unicorn
- * keep RIP exact at each access, so that a fault inside a block reports
- * the instruction that faulted, not the block's first.
- */
-static void emu_sync(uc_engine *uc, uc_mem_type type, uint64_t addr, int size, int64_t value,
-		     void *user)
-{
-	(void)uc, (void)type, (void)addr, (void)size, (void)value, (void)user;
 }
 
 /* An exception raised inside the emulator: the instruction is left to KVM, which raises it. */
@@ -95,11 +67,9 @@ int emu_open(struct emu **out)
 		return -ENODEV;
 	}
 	if (uc_hook_add(e->uc, &e->code_hook, UC_HOOK_CODE, (void *)emu_code, e, 1, 0) ||
-	    uc_hook_add(e->uc, &e->block_hook, UC_HOOK_BLOCK, (void *)emu_block, e, 1, 0) ||
 	    uc_hook_add(e->uc, &e->intr_hook, UC_HOOK_INTR, (void *)emu_intr, e, 1, 0) ||
 	    uc_hook_add(e->uc, &e->mem_hook, UC_HOOK_MEM_UNMAPPED | UC_HOOK_MEM_PROT,
-			(void *)emu_mem_fault, e, 1, 0) ||
-	    uc_ctl_exits_enable(e->uc) != UC_ERR_OK) {
+			(void *)emu_mem_fault, e, 1, 0)) {
 		uc_close(e->uc);
 		free(e);
 		return -ENODEV;
@@ -114,108 +84,7 @@ void emu_close(struct emu *e)
 		return;
 	uc_close(e->uc);
 	free(e->mapped);
-	free(e->exits);
 	free(e);
-}
-
-/*
- * Every translation gone: those of the runs mapped, where all code is.
- * Never UC_CTL_TB_FLUSH: Unicorn 2.0.1 clears its whole code buffer for it
- * (docs/counting.md, "The emulation engine").
- */
-static void emu_flush_all(struct emu *e)
-{
-	for (unsigned int i = 0; i < e->nr_mapped; i++)
-		uc_ctl_remove_cache(e->uc, e->mapped[i].la, e->mapped[i].la + e->mapped[i].len);
-}
-
-int emu_set_mode(struct emu *e, enum emu_mode mode)
-{
-	if (mode == e->mode)
-		return 0;
-	/* Each instruction's hook keeps RIP exact at a fault; by block, the sync hook does. */
-	if (mode == EMU_BY_INSN) {
-		if (uc_hook_add(e->uc, &e->code_hook, UC_HOOK_CODE, (void *)emu_code, e, 1, 0))
-			return -ENOMEM;
-		uc_hook_del(e->uc, e->sync_hook);
-	} else {
-		if (uc_hook_add(e->uc, &e->sync_hook, UC_HOOK_MEM_READ | UC_HOOK_MEM_WRITE,
-				(void *)emu_sync, e, EMU_NO_END, EMU_NO_END))
-			return -ENOMEM;
-		uc_hook_del(e->uc, e->code_hook);
-	}
-	/* Which hooks a block calls is fixed when it is translated. */
-	emu_flush_all(e);
-	e->mode = mode;
-	return 0;
-}
-
-uint64_t emu_exit_from(uint64_t la)
-{
-	uint64_t page = la & ~(EMU_PAGE - 1);
-
-	return page >= EMU_PAGE ? page - EMU_PAGE : 0;
-}
-
-void emu_exits_clear(struct emu *e)
-{
-	unsigned int n = e->nr_exits;
-
-	e->nr_exits = 0;
-	uc_ctl_set_exits(e->uc, e->exits, 0);
-	for (unsigned int i = 0; i < n; i++)
-		uc_ctl_remove_cache(e->uc, emu_exit_from(e->exits[i]), e->exits[i] + 1);
-}
-
-/* Where `la` is or would go among the exits. */
-static unsigned int emu_exit_at(const struct emu *e, uint64_t la)
-{
-	unsigned int lo = 0, hi = e->nr_exits;
-
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (e->exits[mid] < la)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
-int emu_exit_add(struct emu *e, uint64_t la, uint64_t from)
-{
-	unsigned int i = emu_exit_at(e, la);
-
-	if (i < e->nr_exits && e->exits[i] == la)
-		return 0;
-	if (e->nr_exits == e->cap_exits) {
-		unsigned int cap = e->cap_exits ? 2 * e->cap_exits : 64;
-		uint64_t *n = realloc(e->exits, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		e->exits = n;
-		e->cap_exits = cap;
-	}
-	memmove(&e->exits[i + 1], &e->exits[i], (e->nr_exits - i) * sizeof(*e->exits));
-	e->exits[i] = la;
-	e->nr_exits++;
-	uc_ctl_set_exits(e->uc, e->exits, e->nr_exits);
-	uc_ctl_remove_cache(e->uc, from, la + 1);
-	return 0;
-}
-
-void emu_exit_del(struct emu *e, uint64_t la, uint64_t from)
-{
-	unsigned int i = emu_exit_at(e, la);
-
-	if (i == e->nr_exits || e->exits[i] != la)
-		return;
-	e->nr_exits--;
-	memmove(&e->exits[i], &e->exits[i + 1], (e->nr_exits - i) * sizeof(*e->exits));
-	uc_ctl_set_exits(e->uc, e->exits, e->nr_exits);
-	uc_ctl_remove_cache(e->uc, from, la + 1);
 }
 
 void emu_flush_code(struct emu *e, uint64_t la, uint64_t len)
@@ -410,12 +279,9 @@ enum emu_end emu_run(struct emu *e, const struct emu_ops *ops, void *opaque)
 	e->opaque = opaque;
 	e->faulted = false;
 	e->fault_mem = false;
-	e->stopped = false;
 	err = uc_emu_start(e->uc, e->rip, EMU_NO_END, 0, 0);
 	uc_reg_read(e->uc, UC_X86_REG_RIP, &e->rip);
-	if (err != UC_ERR_OK || e->faulted)
-		return EMU_END_FAULT;
-	return e->stopped ? EMU_END_STOPPED : EMU_END_EXIT;
+	return err != UC_ERR_OK || e->faulted ? EMU_END_FAULT : EMU_END_STOPPED;
 }
 
 bool emu_fault_addr(const struct emu *e, uint64_t *la)

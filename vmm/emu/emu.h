@@ -5,7 +5,7 @@
  * memory at their linear addresses (mem/va_map.h), since Unicorn has no
  * MMU of its own. The exact source's emulation engine (exact/emulate.c)
  * runs counted stretches here; which instructions it lets run is its
- * choice (ops), everything else is this wrapper's. Why Unicorn and not
+ * choice (ops.insn), everything else is this wrapper's. Why Unicorn and not
  * a hand-written interpreter: docs/counting.md, "The emulation engine".
  */
 #ifndef PMUVM_EMU_EMU_H
@@ -21,31 +21,16 @@ struct emu;
 
 struct emu_ops {
 	/*
-	 * EMU_BY_INSN: before the instruction at `rip` runs: false stops the
-	 * run there, before it. A REP string instruction comes here once per
-	 * iteration and once more as it ends.
+	 * Before the instruction at `rip` runs: false stops the run there,
+	 * before it. A REP string instruction comes here once per iteration
+	 * and once more as it ends.
 	 */
 	bool (*insn)(void *opaque, uint64_t rip);
-	/*
-	 * EMU_BY_BLOCK: before the straight-line block of `len` bytes at `la`
-	 * runs, as the emulator translated it (it ends at a branch, a REP
-	 * string instruction's iteration, an exit or a page's end): false stops
-	 * the run before it.
-	 */
-	bool (*block)(void *opaque, uint64_t la, uint32_t len);
 };
 
-/*
- * How the emulator reports what it runs: each instruction (a call per
- * instruction, about ten times slower) or each block. The default is
- * EMU_BY_INSN; a change drops every translation.
- */
-enum emu_mode { EMU_BY_INSN, EMU_BY_BLOCK };
-
 enum emu_end {
-	EMU_END_STOPPED,	/* ops said stop: RIP is that instruction or block */
+	EMU_END_STOPPED,	/* ops.insn said stop: RIP is that instruction */
 	EMU_END_FAULT,		/* the instruction at RIP faulted here (memory outside the runs, an exception): not run */
-	EMU_END_EXIT,		/* RIP reached an exit (emu_exit_add()): not run */
 };
 
 /* 0, -ENOMEM, or -ENODEV where Unicorn cannot open an x86-64 CPU. */
@@ -66,22 +51,6 @@ int emu_map(struct emu *e, const struct va_run *runs, unsigned int n);
  */
 void emu_flush_code(struct emu *e, uint64_t la, uint64_t len);
 
-int emu_set_mode(struct emu *e, enum emu_mode mode);
-
-/*
- * Exits: a run ends before the instruction at `la`, and a run started
- * there ends at once. Translations that hold [from, la] are dropped, so
- * that a block translated across `la` is translated again to end there.
- * 0, or -ENOMEM.
- */
-int emu_exit_add(struct emu *e, uint64_t la, uint64_t from);
-/* ...and no more: the translations of [from, la] dropped again. */
-void emu_exit_del(struct emu *e, uint64_t la, uint64_t from);
-/* No exits, and no translations that end at one. */
-void emu_exits_clear(struct emu *e);
-/* Where a block that ends at an exit at `la` may start: a page before la's own at most. */
-uint64_t emu_exit_from(uint64_t la);
-
 /* The general registers, RIP and RFLAGS (TF cleared), FS and GS bases: in and out. */
 int emu_set_state(struct emu *e, const struct kvm_regs *r, uint64_t fs_base, uint64_t gs_base);
 int emu_get_state(struct emu *e, struct kvm_regs *r);
@@ -96,7 +65,7 @@ int emu_get_state(struct emu *e, struct kvm_regs *r);
 int emu_set_fpu(struct emu *e, const uint8_t *fx);
 int emu_get_fpu(struct emu *e, uint8_t *fx);
 
-/* Runs from the RIP of emu_set_state() until ops stop it, an instruction faults or an exit is reached. */
+/* Runs from the RIP of emu_set_state() until ops->insn stops it or an instruction faults. */
 enum emu_end emu_run(struct emu *e, const struct emu_ops *ops, void *opaque);
 
 /* After EMU_END_FAULT: true if an access faulted, at linear *la (else an exception). */

@@ -36,13 +36,142 @@
 #include <time.h>
 
 #include "emu/emu.h"
-#include "exact/emulate.h"
 #include "exact/engine.h"
+#include "exact/internal.h"
 #include "log.h"
 #include "machine/vm.h"
 #include "mem/va_map.h"
 #include "pmu/listen.h"
 #include "pmu/vcpu_pmu.h"
+
+/*
+ * A stretch's length in time: interrupts that KVM's LAPIC holds pending
+ * meanwhile are taken at most this late (the step after it delivers them).
+ * With IF clear none can be taken: the stretch ends only so that pmuvm
+ * sees signals and NMIs. The clock is read every EMULATE_SLICE_CHECK
+ * instructions.
+ */
+#define EMULATE_SLICE_NS	200000ULL
+#define EMULATE_SLICE_IF_OFF_NS	10000000ULL
+#define EMULATE_SLICE_CHECK	4096u
+/*
+ * A slice that ends inside a REP string instruction ends after it, within
+ * this: KVM would step the rest an iteration at a time, an exit each, far
+ * slower in guest time than the emulator's iterations.
+ */
+#define EMULATE_REP_GRACE_NS	1000000000ULL
+/*
+ * A stretch shorter than this costs more than stepping its instructions
+ * (the state goes to the emulator and back): after one, the next
+ * instructions are stepped, twice as many after each short one in a row,
+ * up to EMULATE_BACKOFF_MAX.
+ */
+#define EMULATE_SHORT		16
+#define EMULATE_BACKOFF_MAX	256u
+/*
+ * Regions the emulator maps per address space at once (Unicorn's cost of
+ * mapping one grows with those it has), after scattered pages that follow
+ * each other in linear address are mirrored into one (emulate_mirror).
+ * Where a space has more (a kernel's, with its stacks between guard
+ * pages), the emulator maps those its stretches reach, as they fault, and
+ * unmaps the least recently mapped or entered (emulate_work_add()). A walk stops
+ * at EMULATE_MAX_RUNS runs of contiguous RAM: such a space is not walked
+ * whole, its pages are walked one by one as they fault (lazy).
+ */
+#define EMULATE_MAX_REGIONS	256
+#define EMULATE_MAX_RUNS	8192
+#define EMULATE_DECODES		4096	/* direct-mapped, a power of two */
+#define EMULATE_SPACES		4	/* address spaces kept mapped, least recently used replaced */
+#define EMULATE_CODE_PAGES	256	/* code pages watched for changes, direct-mapped */
+#define EMULATE_PAGE		4096ULL
+
+/* A page the emulator ran code from, and its bytes then: changed since, its translations go. */
+struct emulate_code_page {
+	uint64_t la;		/* ~0: empty */
+	const uint8_t *host;
+	uint8_t bytes[EMULATE_PAGE];
+};
+
+/* A decoded instruction at a linear address, and the bytes it was decoded from. */
+struct emulate_decode {
+	uint64_t rip;		/* ~0: empty */
+	const uint8_t *host;	/* where its bytes are while the mapping stands */
+	uint64_t word, mask;	/* its first 8 bytes, masked to its length, where 8 can be read */
+	bool by_word;		/* ...else compared as bytes */
+	uint8_t bytes[INSN_MAX_LEN];
+	struct insn insn;
+	uint32_t events[2];	/* retire_events() when it completes: not taken, taken */
+};
+
+/*
+ * Pages of guest RAM that follow each other in a guest's linear address
+ * space but not in RAM, mapped once more from the RAM's memfd, in linear
+ * order: one region for the emulator where they would be one each.
+ */
+struct emulate_mirror {
+	struct va_run region;		/* host: the mirror */
+	struct va_run *pieces;		/* the runs of RAM it maps, in order */
+	unsigned int nr_pieces;
+};
+
+/*
+ * One guest address space (paging state and CPL) with its own emulator,
+ * mapping (a TLB) and translations, so that switching between processes
+ * (perf and its workload) maps nothing again.
+ */
+struct emulate_space {
+	struct emu *emu;
+	struct paging_state ps;
+	bool user;
+	bool valid;			/* the mapping stands (no walk needed) */
+	bool lazy;			/* too many runs to walk whole: pages walked as they fault */
+	bool code_stale;		/* code may have changed unseen: check the pages */
+	uint64_t used;			/* exact_emulate.uses when last run */
+	struct va_run *runs;		/* the walk's [EMULATE_MAX_RUNS] */
+	struct va_run *regions;		/* the space as regions [EMULATE_MAX_RUNS] */
+	int nr_regions;			/* or the build's error */
+	struct va_run *prev_regions;	/* the last build's, to see what changed */
+	/* More regions than EMULATE_MAX_REGIONS (or lazy): those the emulator maps now, sorted. */
+	bool demand;
+	struct va_run *work;		/* [EMULATE_MAX_REGIONS] */
+	uint64_t *work_used;		/* when each was last touched (exact_emulate.uses) */
+	unsigned int nr_work;
+	struct emulate_mirror *mirrors;	/* [EMULATE_MAX_RUNS], those of the regions */
+	unsigned int nr_mirrors;
+	struct emulate_mirror *retired;	/* the last build's, freed after the emulator let go */
+	unsigned int nr_retired;
+	struct emulate_code_page *pages;	/* [EMULATE_CODE_PAGES] */
+	struct emulate_decode decodes[EMULATE_DECODES];
+};
+
+struct exact_emulate {
+	struct emu *emu;
+	struct vcpu *vcpu;
+	struct emulate_space *spaces[EMULATE_SPACES];	/* made as needed */
+	struct emulate_space *sp;	/* the one the stretch runs in */
+	uint64_t uses;			/* a clock for the least recently used space */
+	unsigned int map_patches;	/* pmuvm's patches of guest code when last looked at */
+	struct emulate_decode cross;	/* an instruction that crosses a run's end, not cached */
+
+	/* The stretch in progress. */
+	bool have_prev;
+	uint64_t prev_rip;
+	const struct emulate_decode *prev;
+	uint32_t budget;		/* instructions to the next look at the clock */
+	uint64_t deadline_ns;
+	enum emulate_stop stop;
+	const struct emulate_decode *stop_at;	/* EMULATE_STOP_SYSTEM: the instruction */
+	uint64_t stretch_insns;
+	bool batching;			/* instructions counted in batches */
+	struct exact_batch batch;
+	uint64_t limit[PMU_EV_NR];	/* a batch's count of an event at most (a counter wraps there) */
+	unsigned int hold;		/* KVM steps this many instructions first (a PMI, IF set) */
+	unsigned int backoff;		/* ...or after short stretches (EMULATE_SHORT) */
+	bool immediate;			/* this KVM_RUN returns at once (kvm_run.immediate_exit) */
+	uint64_t cr0, cr4;		/* the stretch's: whether x87/SSE instructions may run */
+	bool fpu_loaded;		/* the emulator holds the vCPU's x87/SSE state, in xsave */
+	struct kvm_xsave xsave;
+};
 
 static const char *const emulate_stop_names[EMULATE_STOP_NR] = {
 	[EMULATE_STOP_SYSTEM] = "system",
@@ -77,7 +206,7 @@ static int emulate_run_at(const struct va_run *runs, int n, uint64_t la)
 }
 
 /* The host bytes at linear `la`, and how many follow in the same run. */
-const uint8_t *emulate_host(const struct exact_emulate *m, uint64_t la, uint64_t *avail)
+static const uint8_t *emulate_host(const struct exact_emulate *m, uint64_t la, uint64_t *avail)
 {
 	const struct emulate_space *sp = m->sp;
 	const struct va_run *runs = sp->lazy ? sp->work : sp->regions;
@@ -96,7 +225,7 @@ const uint8_t *emulate_host(const struct exact_emulate *m, uint64_t la, uint64_t
  * whether it changed behind the emulator's back. A page that loses its
  * slot loses its translations, so none is ever left unwatched.
  */
-void emulate_watch_page(struct exact_emulate *m, uint64_t rip)
+static void emulate_watch_page(struct exact_emulate *m, uint64_t rip)
 {
 	uint64_t la = rip & ~(EMULATE_PAGE - 1), avail;
 	struct emulate_code_page *p = &m->sp->pages[(la >> 12) & (EMULATE_CODE_PAGES - 1)];
@@ -137,7 +266,6 @@ static void emulate_forget_pages(struct exact_emulate *m)
 		m->sp->pages[i].la = ~0ULL;
 	}
 	memset(m->sp->decodes, 0xff, sizeof(m->sp->decodes));
-	emulate_blocks_forget(m->sp);
 }
 
 /* Whether guest memory still holds the bytes `d` was decoded from. */
@@ -156,7 +284,7 @@ static inline bool emulate_decode_fresh(const struct emulate_decode *d)
  * cache while guest memory holds the bytes it was decoded from. NULL if it
  * does not decode (or crosses into a page not mapped): KVM runs it.
  */
-const struct emulate_decode *emulate_decode(struct exact_emulate *m, uint64_t rip)
+static const struct emulate_decode *emulate_decode(struct exact_emulate *m, uint64_t rip)
 {
 	struct emulate_decode *d = &m->sp->decodes[(rip ^ (rip >> 12)) & (EMULATE_DECODES - 1)];
 	uint8_t bytes[INSN_MAX_LEN];
@@ -205,7 +333,7 @@ const struct emulate_decode *emulate_decode(struct exact_emulate *m, uint64_t ri
 }
 
 /* The batch counted (exact_retire_batch()), the limits anew: false if a PMI or PEBS assist is now due. */
-bool emulate_flush(struct exact_emulate *m)
+static bool emulate_flush(struct exact_emulate *m)
 {
 	struct vcpu *vcpu = m->vcpu;
 	const struct exact_state *x = vcpu->pmu->exact;
@@ -229,7 +357,7 @@ bool emulate_flush(struct exact_emulate *m)
  * at the instruction that makes a counter wrap; one at a time while a
  * listener hears of each (pmu/listen.h) or with --cycles model.
  */
-bool emulate_retire_prev(struct exact_emulate *m, uint64_t rip)
+static bool emulate_retire_prev(struct exact_emulate *m, uint64_t rip)
 {
 	struct vcpu *vcpu = m->vcpu;
 	struct exact_state *x = vcpu->pmu->exact;
@@ -272,7 +400,7 @@ static uint64_t emulate_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-bool emulate_stop(struct exact_emulate *m, enum emulate_stop why)
+static bool emulate_stop(struct exact_emulate *m, enum emulate_stop why)
 {
 	m->stop = why;
 	return false;
@@ -285,7 +413,7 @@ bool emulate_stop(struct exact_emulate *m, enum emulate_stop why)
  * the state's controls (SDM vol. 3A 2.5: CR0.EM and CR0.TS; SSE needs
  * CR4.OSFXSR): KVM runs those.
  */
-bool emulate_fpu_load(struct exact_emulate *m)
+static bool emulate_fpu_load(struct exact_emulate *m)
 {
 	if ((m->cr0 & (X86_CR0_EM | X86_CR0_TS)) || !(m->cr4 & X86_CR4_OSFXSR) ||
 	    ioctl(m->vcpu->fd, KVM_GET_XSAVE, &m->xsave) < 0 ||
@@ -321,57 +449,37 @@ static void emulate_fpu_store(struct vcpu *vcpu, struct exact_emulate *m)
 	vm_stop(vcpu->vm, VM_STOP_KVM_ERROR);
 }
 
-/*
- * Whether the instruction at `rip` may run in the emulator: false with the
- * stop's reason (m->stop_at: the instruction) where KVM must run it.
- */
-bool emulate_may_run(struct exact_emulate *m, uint64_t rip)
-{
-	const struct emulate_decode *in = emulate_decode(m, rip);
-
-	m->stop_at = in;
-	if (!in)
-		return emulate_stop(m, EMULATE_STOP_DECODE);
-	if ((in->insn.flags & INSN_SYSTEM) ||
-	    ((in->insn.flags & INSN_FPU) && !m->fpu_loaded && !emulate_fpu_load(m)))
-		return emulate_stop(m, EMULATE_STOP_SYSTEM);
-	if ((in->insn.flags & INSN_LOCKED) && m->vcpu->vm->nr_vcpus > 1)
-		return emulate_stop(m, EMULATE_STOP_LOCKED);
-	return true;
-}
-
-/* The slice's clock, every EMULATE_SLICE_CHECK instructions: false once it ran out. */
-bool emulate_in_slice(struct exact_emulate *m, uint32_t insns, bool rep_more)
-{
-	uint64_t now;
-
-	if (m->budget >= insns) {
-		m->budget -= insns;
-		return true;
-	}
-	now = emulate_now_ns();
-	/* Inside a REP string instruction: checked at each iteration. */
-	m->budget = EMULATE_SLICE_CHECK;
-	if (now >= m->deadline_ns && rep_more && now < m->deadline_ns + EMULATE_REP_GRACE_NS)
-		m->budget = 0;
-	else if (now >= m->deadline_ns)
-		return emulate_stop(m, EMULATE_STOP_SLICE);
-	return true;
-}
-
 /* emu_ops.insn: the previous instruction counted, this one let run or not. */
 static bool emulate_insn(void *opaque, uint64_t rip)
 {
 	struct exact_emulate *m = opaque;
+	const struct emulate_decode *in;
 	/* A REP string instruction comes back for each iteration: it retires once, at its end. */
 	bool rep_more = m->have_prev && (m->prev->insn.flags & INSN_REP) && rip == m->prev_rip;
 
 	if (m->have_prev && !rep_more && !emulate_retire_prev(m, rip))
 		return emulate_stop(m, EMULATE_STOP_PMI);
-	if (!emulate_may_run(m, rip) || !emulate_in_slice(m, 1, rep_more))
-		return false;
+	in = emulate_decode(m, rip);
+	if (!in)
+		return emulate_stop(m, EMULATE_STOP_DECODE);
+	m->stop_at = in;
+	if ((in->insn.flags & INSN_SYSTEM) ||
+	    ((in->insn.flags & INSN_FPU) && !m->fpu_loaded && !emulate_fpu_load(m)))
+		return emulate_stop(m, EMULATE_STOP_SYSTEM);
+	if ((in->insn.flags & INSN_LOCKED) && m->vcpu->vm->nr_vcpus > 1)
+		return emulate_stop(m, EMULATE_STOP_LOCKED);
+	if (!m->budget--) {
+		uint64_t now = emulate_now_ns();
+
+		/* Inside a REP string instruction: checked at each iteration. */
+		m->budget = EMULATE_SLICE_CHECK;
+		if (now >= m->deadline_ns && rep_more && now < m->deadline_ns + EMULATE_REP_GRACE_NS)
+			m->budget = 0;
+		else if (now >= m->deadline_ns)
+			return emulate_stop(m, EMULATE_STOP_SLICE);
+	}
 	if (!m->have_prev) {
-		m->prev = m->stop_at;
+		m->prev = in;
 		m->prev_rip = rip;
 		m->have_prev = true;
 	}
@@ -380,7 +488,6 @@ static bool emulate_insn(void *opaque, uint64_t rip)
 
 static const struct emu_ops emulate_ops = {
 	.insn = emulate_insn,
-	.block = emulate_block,
 };
 
 /*
@@ -627,7 +734,6 @@ static void emulate_space_free(struct emulate_space *sp)
 	free(sp->work);
 	free(sp->work_used);
 	free(sp->pages);
-	free(sp->blocks);
 	free(sp);
 }
 
@@ -644,8 +750,7 @@ static struct emulate_space *emulate_space_new(void)
 	sp->work_used = calloc(EMULATE_MAX_REGIONS, sizeof(*sp->work_used));
 	sp->mirrors = calloc(EMULATE_MAX_RUNS, sizeof(*sp->mirrors));
 	sp->pages = malloc(EMULATE_CODE_PAGES * sizeof(*sp->pages));
-	sp->blocks = malloc(EMULATE_BLOCKS * sizeof(*sp->blocks));
-	if (!sp->blocks || !sp->runs || !sp->regions || !sp->prev_regions || !sp->work || !sp->work_used || !sp->mirrors ||
+	if (!sp->runs || !sp->regions || !sp->prev_regions || !sp->work || !sp->work_used || !sp->mirrors ||
 	    !sp->pages || emu_open(&sp->emu)) {
 		emulate_space_free(sp);
 		return NULL;
@@ -653,7 +758,6 @@ static struct emulate_space *emulate_space_new(void)
 	for (unsigned int i = 0; i < EMULATE_CODE_PAGES; i++)
 		sp->pages[i].la = ~0ULL;
 	memset(sp->decodes, 0xff, sizeof(sp->decodes));
-	emulate_blocks_forget(sp);
 	return sp;
 }
 
@@ -676,9 +780,7 @@ static struct emulate_space *emulate_space_for(struct exact_emulate *m,
 		lru = m->spaces[i];
 	if (!lru)
 		return NULL;
-	/* Another address space: its walk makes the mapping anew (emulate_map()), its code is other code. */
-	if (lru->ps.cr3 != ps->cr3 || lru->user != user)
-		emu_exits_clear(lru->emu);
+	/* Another address space: its walk makes the mapping anew (emulate_map()). */
 	lru->ps = *ps;
 	lru->user = user;
 	lru->valid = false;
@@ -860,7 +962,6 @@ static bool emulate_stretch(struct vcpu *vcpu, struct exact_emulate *m, bool *an
 	struct kvm_regs *r;
 	enum emu_end end;
 	uint64_t la, last_la = ~0ULL;
-	unsigned int restarts = 0;
 	bool got;
 
 	*answered = false;
@@ -872,13 +973,8 @@ static bool emulate_stretch(struct vcpu *vcpu, struct exact_emulate *m, bool *an
 	m->cr0 = s->cr0;
 	m->cr4 = s->cr4;
 	m->have_prev = false;
-	m->pend = NULL;
-	m->rep_more = false;
-	m->restart = false;
 	m->stop_at = NULL;
 	m->batching = vcpu->vm->cfg->cycles != CYCLES_MODEL && !vcpu->pmu->step.wanted;
-	if (emu_set_mode(m->sp->emu, m->batching ? EMU_BY_BLOCK : EMU_BY_INSN))
-		return false;
 	emulate_flush(m);	/* the limits */
 	m->budget = EMULATE_SLICE_CHECK;
 	m->deadline_ns = emulate_now_ns() +
@@ -886,52 +982,25 @@ static bool emulate_stretch(struct vcpu *vcpu, struct exact_emulate *m, bool *an
 	m->stretch_insns = 0;
 	if (m->sp->demand)
 		emulate_work_touch(m, r->rip);
-	for (;;) {
-		end = emu_run(m->sp->emu, &emulate_ops, m);
-		if (end == EMU_END_STOPPED && m->restart) {
-			/* An exit was added: translated again, the block stops there. */
-			m->restart = false;
-			if (++restarts <= EMULATE_RESTARTS)
-				continue;
-			m->stop = EMULATE_STOP_DECODE;
-			break;
-		}
-		if (end == EMU_END_EXIT) {
-			uint64_t at = emu_rip(m->sp->emu);
-			bool cut;
-
-			end = EMU_END_STOPPED;
-			if (!emulate_run_ended(m, at)) {
-				m->stop = EMULATE_STOP_PMI;
-				break;
-			}
-			cut = emulate_cut_drop(m, at);
-			if (!emulate_may_run(m, at))
-				break;
-			/* An exit whose instruction changed since: gone, with what stopped there. */
-			if (!cut)
-				emu_exit_del(m->sp->emu, at, emu_exit_from(at));
-			continue;
-		}
-		if (end != EMU_END_FAULT)
-			break;
+	end = emu_run(m->sp->emu, &emulate_ops, m);
+	while (end == EMU_END_FAULT && emu_fault_addr(m->sp->emu, &la)) {
 		/*
 		 * Fetching the next instruction faulted (RIP moved on): the
-		 * previous one completed, and retires. One inside a block:
-		 * those before it retired.
+		 * previous one completed, and retires.
 		 */
-		if (!emulate_run_ended(m, emu_rip(m->sp->emu))) {
+		if (m->have_prev && emu_rip(m->sp->emu) != m->prev_rip &&
+		    !emulate_retire_prev(m, emu_rip(m->sp->emu))) {
 			end = EMU_END_STOPPED;
 			m->stop = EMULATE_STOP_PMI;
 			break;
 		}
 		/* A region not mapped yet: mapped, and the faulting instruction runs again. */
-		if (!emu_fault_addr(m->sp->emu, &la) || !m->sp->demand || la == last_la ||
-		    !emulate_work_add(m, la))
+		if (!m->sp->demand || la == last_la || !emulate_work_add(m, la))
 			break;
 		last_la = la;
+		m->have_prev = false;
+		end = emu_run(m->sp->emu, &emulate_ops, m);
 	}
-	emulate_cuts_drop(m);
 	emulate_flush(m);	/* short of every limit: nothing wraps */
 	if (end == EMU_END_FAULT) {
 		m->stop = EMULATE_STOP_FAULT;

@@ -45,9 +45,6 @@ struct exact_emulate_stats {
 	uint64_t fpu_loads;		/* stretches given the x87/SSE state (KVM_GET_XSAVE and back) */
 	uint64_t rdtsc_answered;	/* RDTSCs answered where stretches stopped (answer.c) */
 	uint64_t rdpmc_answered;	/* ...and RDPMCs */
-	uint64_t blocks;		/* blocks entered, counted by block (EMU_BY_BLOCK) */
-	uint64_t exits;			/* exits added: blocks end before an instruction for KVM */
-	uint64_t cuts;			/* blocks cut where a counter wraps inside them */
 };
 
 struct exact_emulate;
