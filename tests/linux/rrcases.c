@@ -41,25 +41,34 @@ static void on_alarm(int sig)
 	spin_at_alarm = spin;	/* where the loop was: differs run to run */
 }
 
-/* Synchronous signals, then timer signals landing anywhere in a loop. */
+/*
+ * Synchronous signals, then timer signals landing anywhere in a loop. The
+ * timer is one-shot, armed again once its signal was handled: at an
+ * interval, a host slower than the interval (rr stops the task for each
+ * signal) would have the next one pending before the handler ran, forever.
+ */
 static unsigned long case_signals(void)
 {
 	struct sigaction usr1 = { .sa_handler = on_usr1 }, alrm = { .sa_handler = on_alarm };
-	struct itimerval on = { { 0, 2000 }, { 0, 2000 } }, off = { { 0, 0 }, { 0, 0 } };
+	struct itimerval once = { { 0, 0 }, { 0, 2000 } };
 	unsigned long h = FNV_OFFSET;
+	sig_atomic_t seen = 0;
 	int i;
 
 	sigaction(SIGUSR1, &usr1, NULL);
 	sigaction(SIGALRM, &alrm, NULL);
 	for (i = 0; i < 100; i++)
 		raise(SIGUSR1);
-	setitimer(ITIMER_REAL, &on, NULL);
+	setitimer(ITIMER_REAL, &once, NULL);
 	while (alarm_hits < 20) {
 		spin++;
-		if (alarm_hits && spin_at_alarm)
+		if (alarm_hits != seen) {
+			seen = alarm_hits;
 			h = mix(h, spin_at_alarm);
+			if (seen < 20)
+				setitimer(ITIMER_REAL, &once, NULL);
+		}
 	}
-	setitimer(ITIMER_REAL, &off, NULL);
 	h = mix(h, usr1_hits);
 	return mix(h, spin);
 }

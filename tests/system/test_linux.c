@@ -530,7 +530,9 @@ START_TEST(test_linux_perf_under_qemu_kvm)
 END_TEST
 
 /*
- * rr (Debian 12's rr 5.6) records and replays /hot in the guest: it needs
+ * rr (Debian 12's rr 5.6) records and replays /hot in the guest, and
+ * rrcases' threads and system calls, whose replays must print the hash
+ * their recording printed: it needs
  * exact user-mode retired conditional branch counts with overflow
  * interrupts (docs/linux-guests.md, "rr in the guest"), and refuses CPU
  * signatures it does not know: the default model's is in its table
@@ -543,9 +545,12 @@ static const struct linux_boot rr_boots[] = {
 
 START_TEST(test_linux_rr)
 {
-	static const char *const modes[] = { "-n", "syscallbuf" };
+	/* /hot without and with the syscall buffer, then rrcases' cases (tests/linux/rrcases.c). */
+	static const char *const modes[] = { "-n", "syscallbuf", "threads", "syscalls" };
+	static const char *const outputs[] = { "hot: ", "hot: ", "rrcases: threads ",
+					       "rrcases: syscalls " };
 	struct pmuvm_result r;
-	char rec[512], rep[512], prefix[64];
+	char rec[512], rep[512], prefix[64], want[64];
 
 	REQUIRE_KVM();
 	if (!linux_boot(&r, &rr_boots[_i]))
@@ -559,8 +564,9 @@ START_TEST(test_linux_rr)
 		perf_line(&r, prefix, rec, sizeof(rec));
 		snprintf(prefix, sizeof(prefix), "pmuvm-linux: rr replay %s: ", modes[m]);
 		perf_line(&r, prefix, rep, sizeof(rep));
-		ck_assert_msg(!strncmp(rec, "status 0 output hot: ", 21),
-			      "rr record %s: %s\n%s", modes[m], rec, tail(r.out, 2400));
+		snprintf(want, sizeof(want), "status 0 output %s", outputs[m]);
+		ck_assert_msg(!strncmp(rec, want, strlen(want)), "rr record %s: %s\n%s", modes[m], rec,
+			      tail(r.out, 2400));
 		ck_assert_msg(!strcmp(rep, rec), "rr replay %s: '%s', recorded '%s'\n%s", modes[m],
 			      rep, rec, tail(r.out, 2400));
 	}
