@@ -155,6 +155,7 @@ static json_object *report_emulate(const struct exact_emulate_stats *st)
 {
 	json_object *o = json_object_new_object();
 	json_object *stops = json_object_new_object();
+	json_object *slices = json_object_new_object();
 
 	for (unsigned int i = 0; i < EMULATE_STOP_NR; i++)
 		json_object_object_add(stops, exact_emulate_stop_name(i), report_u64(st->stops[i]));
@@ -169,6 +170,12 @@ static json_object *report_emulate(const struct exact_emulate_stats *st)
 	json_object_object_add(o, "fpu_loads", report_u64(st->fpu_loads));
 	json_object_object_add(o, "rdtsc_answered", report_u64(st->rdtsc_answered));
 	json_object_object_add(o, "rdpmc_answered", report_u64(st->rdpmc_answered));
+	json_object_object_add(slices, "polls", report_u64(st->slice_polls));
+	json_object_object_add(slices, "extended", report_u64(st->slices_extended));
+	json_object_object_add(slices, "timer_due", report_u64(st->timer_due));
+	json_object_object_add(slices, "timer_late_ns", report_u64(st->timer_late_ns));
+	json_object_object_add(slices, "timer_late_ns_max", report_u64(st->timer_late_ns_max));
+	json_object_object_add(o, "slices", slices);
 	return o;
 }
 

@@ -35,6 +35,7 @@
 
 #define MSR_IA32_APICBASE		0x01b
 #define MSR_IA32_TSC			0x010
+#define MSR_IA32_TSC_DEADLINE		0x6e0	/* SDM vol. 3A 10.5.4.1 */
 #define MSR_X2APIC_BASE			0x800
 #define MSR_X2APIC_LVTPC		0x834
 
@@ -146,6 +147,10 @@
 #define APIC_LVT_DM_FIXED		(0u << 8)
 #define APIC_LVT_DM_SMI			(2u << 8)
 #define APIC_LVT_DM_NMI			(4u << 8)
+#define APIC_LVT_DM_EXTINT		(7u << 8)
 #define APIC_LVT_MASKED			(1u << 16)
+/* LVT timer mode (SDM vol. 3A figure 10-8, 10.5.4.1) */
+#define APIC_LVTT_TIMER_MODE		(3u << 17)
+#define APIC_LVTT_TSC_DEADLINE		(2u << 17)
 
 #endif

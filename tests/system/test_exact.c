@@ -1029,6 +1029,27 @@ static void run_emulated(struct pmuvm_result *r, const char *guest, const char *
 }
 
 /*
+ * Timer interrupts reach counted code that the emulation engine runs:
+ * exact_count's loops, ended by the LAPIC timer in one-shot and in
+ * TSC-deadline mode, whose interrupts KVM raises only as it enters the
+ * guest. The engine's stretches go on while nothing could be taken and
+ * end at the deadline (docs/counting.md, "The emulation engine"); the
+ * guest checks that each interrupt came inside its loop, counted exactly.
+ */
+START_TEST(test_exact_timer_in_emulator)
+{
+	struct pmuvm_result r;
+
+	REQUIRE_KVM();
+	run_emulated(&r, "exact_count", "", "60");
+	expect_guest_ok(&r, "a TSC-deadline timer interrupt in a counted loop counted");
+	ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.slices.timer_due"), 1);
+	ck_assert_uint_ge(json_u64(r.report, "vcpus.0.debug.exact.emulate.slices.extended"), 1);
+	pmuvm_result_free(&r);
+}
+END_TEST
+
+/*
  * REP string instructions long enough that the emulation engine's slices
  * end inside them (exact_rep: 256 KiB each, interrupts enabled), and ones
  * that come while the engine steps after short stretches (its backoff),
@@ -1231,6 +1252,7 @@ static Suite *exact_suite(void)
 	tc = tcase_create("emulate_long");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_exact_100m_cpl0);
+	tcase_add_test(tc, test_exact_timer_in_emulator);
 	tcase_add_test(tc, test_exact_rep_in_emulator);
 	tcase_add_test(tc, test_exact_fpu_in_emulator);
 	tcase_add_test(tc, test_exact_reads_in_emulator);

@@ -21,8 +21,8 @@
  *     and the guest takes its own #PF or fault, or MMIO exits as ever;
  *   - the instruction after one that made a PMI due: the PMI is
  *     delivered before it (zero skid, as stepping);
- *   - the end of a slice, so that interrupts pending in KVM's LAPIC are
- *     taken: the step that follows delivers them.
+ *   - the end of a slice at which KVM holds an interrupt the vCPU could
+ *     take, or soon will (slice.c): the step that follows delivers it.
  * Where stretches keep ending after a few instructions (code dense with
  * MSR accesses), stepping is cheaper: the engine steps for a while.
  * The emulator sees guest memory at linear addresses (mem/va_map.h): the
@@ -45,14 +45,15 @@
 #include "pmu/vcpu_pmu.h"
 
 /*
- * A stretch's length in time: interrupts that KVM's LAPIC holds pending
- * meanwhile are taken at most this late (the step after it delivers them).
- * With IF clear none can be taken: the stretch ends only so that pmuvm
- * sees signals and NMIs. The clock is read every EMULATE_SLICE_CHECK
- * instructions.
+ * Every EMULATE_SLICE_NS (the clock read every EMULATE_SLICE_CHECK
+ * instructions) a stretch looks at what KVM holds for the vCPU (slice.c):
+ * an interrupt it could deliver now, the LAPIC timer's deadline passed, or
+ * pmuvm's kick end it, and the step after it delivers them; else it goes
+ * on, for EMULATE_STRETCH_MAX_NS at most (anything KVM holds unseen waits
+ * no longer). Interrupts are taken that late at most after they arrive.
  */
 #define EMULATE_SLICE_NS	200000ULL
-#define EMULATE_SLICE_IF_OFF_NS	10000000ULL
+#define EMULATE_STRETCH_MAX_NS	10000000ULL
 #define EMULATE_SLICE_CHECK	4096u
 /*
  * A slice that ends inside a REP string instruction ends after it, within
@@ -158,7 +159,10 @@ struct exact_emulate {
 	uint64_t prev_rip;
 	const struct emulate_decode *prev;
 	uint32_t budget;		/* instructions to the next look at the clock */
-	uint64_t deadline_ns;
+	uint64_t start_ns, deadline_ns;	/* when it began; the slice's end */
+	uint64_t timer_at_ns;		/* a one-shot LAPIC timer's expiry foreseen (slice.c) */
+	bool irq_on;			/* RFLAGS.IF: interrupts can be taken (fixed in a stretch) */
+	uint64_t cycles_done;		/* of stretch_insns, those whose cycles are counted */
 	enum emulate_stop stop;
 	const struct emulate_decode *stop_at;	/* EMULATE_STOP_SYSTEM: the instruction */
 	uint64_t stretch_insns;
@@ -449,6 +453,34 @@ static void emulate_fpu_store(struct vcpu *vcpu, struct exact_emulate *m)
 	vm_stop(vcpu->vm, VM_STOP_KVM_ERROR);
 }
 
+/*
+ * Emulated time is no guest time: the stretch's instructions take --cpi
+ * cycles each, counted as it goes (at each slice's end), so that a cycles
+ * counter wraps within a slice of where it would. False if a PMI is due.
+ */
+static bool emulate_count_cycles(struct exact_emulate *m)
+{
+	struct vcpu *vcpu = m->vcpu;
+
+	if (vcpu->vm->cfg->cycles == CYCLES_CLOCK && m->stretch_insns > m->cycles_done)
+		exact_count_model_cycles(vcpu, m->stretch_insns - m->cycles_done);
+	m->cycles_done = m->stretch_insns;
+	return !vcpu->pmu->model.pmi_pending;
+}
+
+/* The slice is over at `now`: true if the stretch goes on (exact_slice_due()). */
+static bool emulate_slice_goes_on(struct exact_emulate *m, uint64_t now)
+{
+	uint64_t wait = EMULATE_SLICE_NS;
+
+	if (now - m->start_ns >= EMULATE_STRETCH_MAX_NS || !emulate_count_cycles(m) ||
+	    exact_slice_due(m->vcpu, m->irq_on, now, &wait, &m->timer_at_ns))
+		return false;
+	m->deadline_ns = now + wait;
+	m->vcpu->pmu->exact->emu_stats.slices_extended++;
+	return true;
+}
+
 /* emu_ops.insn: the previous instruction counted, this one let run or not. */
 static bool emulate_insn(void *opaque, uint64_t rip)
 {
@@ -475,8 +507,9 @@ static bool emulate_insn(void *opaque, uint64_t rip)
 		m->budget = EMULATE_SLICE_CHECK;
 		if (now >= m->deadline_ns && rep_more && now < m->deadline_ns + EMULATE_REP_GRACE_NS)
 			m->budget = 0;
-		else if (now >= m->deadline_ns)
-			return emulate_stop(m, EMULATE_STOP_SLICE);
+		else if (now >= m->deadline_ns && !emulate_slice_goes_on(m, now))
+			return emulate_stop(m, m->vcpu->pmu->model.pmi_pending ? EMULATE_STOP_PMI :
+							       EMULATE_STOP_SLICE);
 	}
 	if (!m->have_prev) {
 		m->prev = in;
@@ -977,9 +1010,12 @@ static bool emulate_stretch(struct vcpu *vcpu, struct exact_emulate *m, bool *an
 	m->batching = vcpu->vm->cfg->cycles != CYCLES_MODEL && !vcpu->pmu->step.wanted;
 	emulate_flush(m);	/* the limits */
 	m->budget = EMULATE_SLICE_CHECK;
-	m->deadline_ns = emulate_now_ns() +
-			 ((r->rflags & X86_RFLAGS_IF) ? EMULATE_SLICE_NS : EMULATE_SLICE_IF_OFF_NS);
+	m->start_ns = emulate_now_ns();
+	m->deadline_ns = m->start_ns + EMULATE_SLICE_NS;
+	m->timer_at_ns = 0;
+	m->irq_on = r->rflags & X86_RFLAGS_IF;
 	m->stretch_insns = 0;
+	m->cycles_done = 0;
 	if (m->sp->demand)
 		emulate_work_touch(m, r->rip);
 	end = emu_run(m->sp->emu, &emulate_ops, m);
@@ -1027,9 +1063,7 @@ static bool emulate_stretch(struct vcpu *vcpu, struct exact_emulate *m, bool *an
 	st->stops[m->stop]++;
 	st->insns += m->stretch_insns;
 	x->emulated_last = x->emulated_last || m->stretch_insns;
-	/* Emulated time is no guest time: the instructions take --cpi cycles each. */
-	if (vcpu->vm->cfg->cycles == CYCLES_CLOCK && m->stretch_insns)
-		exact_count_model_cycles(vcpu, m->stretch_insns);
+	emulate_count_cycles(m);
 	x->pending = false;
 	return true;
 }
@@ -1044,12 +1078,13 @@ static void emulate_begin(struct vcpu *vcpu, bool want)
 {
 	bool counting = vpmu_counted_events(&vcpu->pmu->model) & vcpu->pmu->exact->events;
 	struct exact_emulate *m = want && counting ? emulate_get(vcpu) : NULL;
-	uint64_t until = 0;
+	uint64_t start = 0, until = 0, now;
 	bool answered;
 
 	/*
 	 * Stretch after stretch while each ends at an RDTSC or RDPMC answered
-	 * here, within a slice's time: then KVM steps, and interrupts come in.
+	 * here, with the slices of one stretch: then KVM steps, and interrupts
+	 * come in.
 	 */
 	while (m && emulate_stretch(vcpu, m, &answered)) {
 		if (m->stop == EMULATE_STOP_PMI ||
@@ -1067,10 +1102,18 @@ static void emulate_begin(struct vcpu *vcpu, bool want)
 		}
 		if (!answered)
 			break;
-		if (!until)
-			until = emulate_now_ns() + EMULATE_SLICE_NS;
-		else if (emulate_now_ns() >= until)
-			break;
+		now = emulate_now_ns();
+		if (!start) {
+			start = now;
+			until = now + EMULATE_SLICE_NS;
+		} else if (now >= until) {
+			uint64_t wait = EMULATE_SLICE_NS;
+
+			if (now - start >= EMULATE_STRETCH_MAX_NS ||
+			    exact_slice_due(vcpu, m->irq_on, now, &wait, &m->timer_at_ns))
+				break;
+			until = now + wait;
+		}
 	}
 	exact_step_engine.begin(vcpu, want);
 }

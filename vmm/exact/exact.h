@@ -45,6 +45,10 @@ struct exact_emulate_stats {
 	uint64_t fpu_loads;		/* stretches given the x87/SSE state (KVM_GET_XSAVE and back) */
 	uint64_t rdtsc_answered;	/* RDTSCs answered where stretches stopped (answer.c) */
 	uint64_t rdpmc_answered;	/* ...and RDPMCs */
+	uint64_t slice_polls;		/* slice ends that looked for interrupts (slice.c) */
+	uint64_t slices_extended;	/* ...after which the stretch went on */
+	uint64_t timer_due;		/* stretches ended for the LAPIC timer's deadline */
+	uint64_t timer_late_ns, timer_late_ns_max;	/* ...that long after it, in all and at most */
 };
 
 struct exact_emulate;

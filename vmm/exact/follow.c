@@ -19,6 +19,7 @@
 
 #include "exact/exact.h"
 #include "exact/follow.h"
+#include "machine/lapic.h"
 #include "machine/vm.h"
 #include "pmu/vcpu_pmu.h"
 #include "x86/decode.h"
@@ -32,11 +33,6 @@
 #define FOLLOW_LET_IN_GAP	1024
 /* ...and from one let in to the next, at most. */
 #define FOLLOW_LET_IN_MAX_WAIT	65536
-
-/* Local APIC registers (SDM vol. 3A table 10-1) in KVM_GET_LAPIC's page. */
-#define APIC_TPR	0x80
-#define APIC_ISR	0x100
-#define APIC_IRR	0x200
 
 void follow_init(struct vcpu *vcpu, struct follow_state *f)
 {
@@ -70,43 +66,14 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static uint32_t apic_reg(const struct kvm_lapic_state *l, unsigned int off)
-{
-	uint32_t v;
-
-	memcpy(&v, &l->regs[off], sizeof(v));
-	return v;
-}
-
-/* The highest vector set in the 256-bit register at `off`, or -1. */
-static int apic_highest(const struct kvm_lapic_state *l, unsigned int off)
-{
-	for (int i = 7; i >= 0; i--) {
-		uint32_t w = apic_reg(l, off + 0x10 * (unsigned int)i);
-
-		if (w)
-			return i * 32 + 31 - __builtin_clz(w);
-	}
-	return -1;
-}
-
-/* The interrupt the LAPIC would deliver now, or -1 (SDM vol. 3A 10.8.3.1). */
+/* The interrupt the LAPIC would deliver now, or -1. */
 static int follow_pending_irq(struct vcpu *vcpu)
 {
 	struct kvm_lapic_state l;
-	int irr, isr;
-	unsigned int ppr;
 
 	if (ioctl(vcpu->fd, KVM_GET_LAPIC, &l) < 0)
 		return -1;
-	irr = apic_highest(&l, APIC_IRR);
-	if (irr < 0)
-		return -1;
-	isr = apic_highest(&l, APIC_ISR);
-	ppr = apic_reg(&l, APIC_TPR) & 0xf0;
-	if (isr >= 0 && ((unsigned int)isr & 0xf0) > ppr)
-		ppr = (unsigned int)isr & 0xf0;
-	return ((unsigned int)irr & 0xf0) > ppr ? irr : -1;
+	return lapic_deliverable(&l);
 }
 
 /*

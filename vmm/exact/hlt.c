@@ -14,25 +14,18 @@
 
 #include "exact/internal.h"
 #include "log.h"
+#include "machine/lapic.h"
 #include "machine/vm.h"
 #include "pmu/vcpu_pmu.h"
-
-#define APIC_IRR_OFFSET	0x200
 
 /* An interrupt waits in the LAPIC's IRR (SDM vol. 3A 10.8.4). */
 static bool lapic_irr_pending(struct vcpu *vcpu)
 {
 	struct kvm_lapic_state lapic;
-	uint32_t irr;
 
 	if (ioctl(vcpu->fd, KVM_GET_LAPIC, &lapic) < 0)
 		return true;		/* do not risk sleeping forever */
-	for (unsigned int i = 0; i < 8; i++) {
-		memcpy(&irr, &lapic.regs[APIC_IRR_OFFSET + 0x10 * i], sizeof(irr));
-		if (irr)
-			return true;
-	}
-	return false;
+	return lapic_highest(&lapic, APIC_IRR) >= 0;
 }
 
 /* True if it did: RIP moved past the HLT. */

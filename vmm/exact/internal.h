@@ -89,6 +89,15 @@ void exact_emulate_free(struct exact_state *x);
  */
 bool exact_answer(struct vcpu *vcpu, const struct insn *in, struct kvm_regs *r,
 		  const struct kvm_sregs *s);
+/*
+ * slice.c: at a slice's end (`now`, CLOCK_MONOTONIC ns), whether a stretch
+ * of the emulation engine ends for an interrupt KVM could deliver now, or
+ * for pmuvm's kick; with `irq_on` clear (RFLAGS.IF) only the kick counts.
+ * Else *wait_ns is lowered to when the LAPIC timer is due, if sooner.
+ * *timer_at: a one-shot timer's expiry foreseen, 0 at a stretch's start.
+ */
+bool exact_slice_due(struct vcpu *vcpu, bool irq_on, uint64_t now, uint64_t *wait_ns,
+		     uint64_t *timer_at);
 /* hlt.c: a stepped HLT at CPL0 done here; true if it retired (RIP past it). */
 bool exact_emulate_hlt(struct vcpu *vcpu, struct kvm_regs *r);
 

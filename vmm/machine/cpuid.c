@@ -7,6 +7,7 @@
 #include <asm/kvm_para.h>
 
 #include "exitcode.h"
+#include "kvm/kvm.h"
 #include "machine/cpuid.h"
 #include "machine/vm.h"
 #include "log.h"
@@ -134,6 +135,21 @@ static void cpuid_apply_topology(struct vcpu *vcpu, struct kvm_cpuid2 *c)
 			c->entries[i].edx = vcpu->id;
 }
 
+/*
+ * The TSC-deadline timer (CPUID.01H:ECX[24], SDM vol. 3A 10.5.4.1): KVM
+ * emulates it in its in-kernel LAPIC but leaves the bit out of
+ * KVM_GET_SUPPORTED_CPUID, which cannot know of the irqchip;
+ * KVM_CAP_TSC_DEADLINE_TIMER says it is there (KVM's api.rst,
+ * KVM_GET_SUPPORTED_CPUID), and a VMM sets it, as QEMU does.
+ */
+static void cpuid_apply_tsc_deadline(struct vcpu *vcpu, struct kvm_cpuid2 *c)
+{
+	struct kvm_cpuid_entry2 *e = cpuid_find(c, 1, 0);
+
+	if (e && kvm_cap(vcpu->vm->vm_fd, KVM_CAP_TSC_DEADLINE_TIMER) > 0)
+		e->ecx |= X86_CPUID_1_ECX_TSC_DEADLINE;
+}
+
 int cpuid_setup_vcpu(struct vcpu *vcpu)
 {
 	const struct kvm_cpuid2 *sup = vcpu->vm->supported_cpuid;
@@ -151,6 +167,7 @@ int cpuid_setup_vcpu(struct vcpu *vcpu)
 	e = cpuid_find(c, 0, 0);
 	host_vendor = e ? *e : (struct kvm_cpuid_entry2){ 0 };
 	cpuid_apply_topology(vcpu, c);
+	cpuid_apply_tsc_deadline(vcpu, c);
 	cpuid_apply_kvm_features(c);
 	for (i = 0; i < vcpu->nr_features; i++)
 		if (vcpu->features[i]->cpuid)

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "machine/lapic.h"
 #include "machine/vm.h"
 #include "log.h"
 #include "pmu/pmi.h"
@@ -29,19 +30,6 @@
 #include "pmu/vcpu_pmu.h"
 
 #define MSI_ADDR_BASE		0xfee00000u
-
-static uint32_t lapic_reg(const struct kvm_lapic_state *s, unsigned int off)
-{
-	uint32_t v;
-
-	memcpy(&v, &s->regs[off], sizeof(v));
-	return v;
-}
-
-static void lapic_set_reg(struct kvm_lapic_state *s, unsigned int off, uint32_t v)
-{
-	memcpy(&s->regs[off], &v, sizeof(v));
-}
 
 static int pmi_inject_fixed(struct vcpu *vcpu, uint8_t vector)
 {

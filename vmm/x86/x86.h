@@ -24,6 +24,7 @@
 #define X86_EFER_LMA		(1ULL << 10)
 #define X86_RFLAGS_TF		(1ULL << 8)
 #define X86_RFLAGS_IF		(1ULL << 9)
+#define X86_CPUID_1_ECX_TSC_DEADLINE	(1u << 24)	/* SDM vol. 3A 10.5.4.1 */
 #define X86_CPUID_1_ECX_HYPERVISOR	(1u << 31)	/* SDM vol. 2A CPUID: reserved, 1 under hypervisors */
 #define X86_DR6_BS		(1ULL << 14)	/* SDM vol. 3B 18.2.3: single step */
 /* Exception vectors (SDM vol. 3A 6.3.1, table 6-1). */

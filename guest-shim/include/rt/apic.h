@@ -48,6 +48,8 @@
 
 /* LVT fields (SDM figure 10-8); vector/mode/mask bits are in pmu/msr.h */
 #define APIC_LVT_PENDING	(1u << 12)	/* delivery status */
+/* CPUID.01H:ECX: the timer's TSC-deadline mode (SDM vol. 3A 10.5.4.1) */
+#define CPUID_1_ECX_TSC_DEADLINE	(1u << 24)
 
 /* IA32_APIC_BASE (MSR_IA32_APICBASE, SDM 10.4.4 / 10.12.1) */
 #define  APIC_BASE_BSP		(1u << 8)
