@@ -664,7 +664,9 @@ static Suite *run_suite(void)
 	TCase *tc = tcase_create("run");
 	TCase *errors = tcase_create("errors");
 
+	/* No boot, but a loaded lab takes seconds to start each pmuvm. */
 	tcase_set_tags(errors, TEST_TAG_KVM_NEUTRAL);
+	tcase_set_timeout(errors, 120);
 	tcase_add_test(errors, test_run_errors);
 	tcase_add_test(errors, test_run_error_groups);
 	tcase_add_loop_test(errors, test_run_virtiofsd_user, 0, 2);
