@@ -9,10 +9,9 @@
  * TF: SDM vol. 2B SYSCALL), DR3 an interrupt or NMI let into this step.
  * Interrupts are otherwise held out of steps (KVM_GUESTDBG_BLOCKIRQ) and let
  * in one at a time, spaced in host time so that a periodic tick whose
- * stepped handler outlasts its period cannot starve the code it
- * interrupts. A breakpoint fires before the handler's first instruction,
- * which is then stepped with TF set again. Design: docs/counting.md,
- * "Following events into handlers".
+ * stepped handler outlasts its period cannot starve the code it interrupts. A breakpoint
+ * fires before the handler's first instruction, which is then stepped with
+ * TF set again. Design: docs/counting.md, "Following events into handlers".
  */
 #include <string.h>
 #include <sys/ioctl.h>
