@@ -8,8 +8,8 @@
  * (x86/decode.h; a 64-bit SYSCALL's IA32_LSTAR instead, since IA32_FMASK clears
  * TF: SDM vol. 2B SYSCALL), DR3 an interrupt or NMI let into this step.
  * Interrupts are otherwise held out of steps (KVM_GUESTDBG_BLOCKIRQ) and let
- * in one at a time, spaced in host time so that a periodic tick whose
- * stepped handler outlasts its period cannot starve the code it interrupts. A breakpoint
+ * in one at a time, spaced so that a periodic tick whose stepped handler
+ * outlasts its period cannot starve the code it interrupts. A breakpoint
  * fires before the handler's first instruction, which is then stepped with
  * TF set again. Design: docs/counting.md, "Following events into handlers".
  */
@@ -29,16 +29,10 @@
 
 /* How long an interrupt may wait for a step to let it in. */
 #define FOLLOW_POLL_NS	100000ULL
-/*
- * The let-in gap, in host time (docs/counting.md, "Following events into
- * handlers"): after an interrupt's handler returns, the code it interrupted
- * runs FOLLOW_LET_IN_SHARE times as long as the handler took, and at least
- * FOLLOW_LET_IN_GAP_NS, before the next is let in; FOLLOW_LET_IN_MAX_WAIT_NS
- * after a let-in whose return is never seen (its handler switched away).
- */
-#define FOLLOW_LET_IN_SHARE		4
-#define FOLLOW_LET_IN_GAP_NS		1000000ULL
-#define FOLLOW_LET_IN_MAX_WAIT_NS	1000000000ULL
+/* Steps the interrupted code runs before the next interrupt: at least... */
+#define FOLLOW_LET_IN_GAP	1024
+/* ...and from one let in to the next, at most. */
+#define FOLLOW_LET_IN_MAX_WAIT	65536
 
 void follow_init(struct vcpu *vcpu, struct follow_state *f)
 {
@@ -57,31 +51,19 @@ void follow_pmi(struct follow_state *f, bool nmi)
 		f->poll_now = f->pmi_due = true;
 }
 
+void follow_stepping_starts(struct follow_state *f)
+{
+	f->await_rip = 0;
+	f->handler_steps = 0;
+	f->returned_at = f->prepares;
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-void follow_stepping_starts(struct follow_state *f)
-{
-	f->await_rip = 0;
-	f->handler_ns = 0;
-	f->returned_ns = now_ns();
-}
-
-uint64_t follow_gap_end(const struct follow_state *f)
-{
-	uint64_t gap;
-
-	if (!f->on || !f->let_in_ns || f->pmi_due || f->nmi)
-		return 0;
-	if (f->await_rip)
-		return f->let_in_ns + FOLLOW_LET_IN_MAX_WAIT_NS;
-	gap = FOLLOW_LET_IN_SHARE * f->handler_ns;
-	return f->returned_ns + (gap > FOLLOW_LET_IN_GAP_NS ? gap : FOLLOW_LET_IN_GAP_NS);
 }
 
 /* The interrupt the LAPIC would deliver now, or -1. */
@@ -163,6 +145,16 @@ bool follow_is_syscall(const struct insn *in)
 	return in && (in->flags & (INSN_FAR | INSN_SAVES_RFLAGS)) == (INSN_FAR | INSN_SAVES_RFLAGS);
 }
 
+/* Whether the code the last interrupt let in interrupted has yet to run on. */
+static bool follow_must_wait(const struct follow_state *f)
+{
+	uint64_t since = f->prepares - (f->await_rip ? f->last_let_in : f->returned_at);
+
+	if (f->await_rip)
+		return since < FOLLOW_LET_IN_MAX_WAIT;
+	return since < FOLLOW_LET_IN_GAP || since < f->handler_steps;
+}
+
 /* An interrupt or NMI to let into the coming step, or -1. */
 static int follow_choose_let_in(struct vcpu *vcpu, struct follow_state *f,
 				const struct kvm_regs *r, bool hlt)
@@ -174,9 +166,9 @@ static int follow_choose_let_in(struct vcpu *vcpu, struct follow_state *f,
 		return X86_VEC_NMI;
 	if (!(r->rflags & X86_RFLAGS_IF))
 		return -1;
-	t = now_ns();
-	if (!hlt && t < follow_gap_end(f))
+	if (!f->pmi_due && !hlt && f->last_let_in && follow_must_wait(f))
 		return -1;
+	t = now_ns();
 	if (!f->poll_now && !hlt && t - f->last_poll_ns < FOLLOW_POLL_NS)
 		return -1;
 	f->poll_now = false;
@@ -215,10 +207,11 @@ void follow_prepare(struct vcpu *vcpu, struct follow_state *f, const struct kvm_
 	d->nr_follow = 0;
 	d->block_irq = true;
 	f->let_in = -1;
+	f->prepares++;
 	if (f->await_rip && r->rip == f->await_rip && r->rsp == f->await_rsp) {
 		f->await_rip = 0;
-		f->returned_ns = now_ns();
-		f->handler_ns = f->returned_ns - f->let_in_ns;
+		f->returned_at = f->prepares;
+		f->handler_steps = f->prepares - f->last_let_in;
 	}
 	if (!(s->efer & X86_EFER_LMA)) {
 		follow_apply(vcpu);
@@ -279,7 +272,7 @@ bool follow_entered(struct vcpu *vcpu, struct follow_state *f)
 			f->nmi = false;
 		else
 			f->pmi_due = false;
-		f->let_in_ns = now_ns();
+		f->last_let_in = f->prepares;
 		follow_await_return(vcpu, f);
 	}
 	f->let_in = -1;

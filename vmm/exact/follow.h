@@ -22,10 +22,10 @@ struct follow_state {
 	int let_in;			/* the vector let into the coming step, or -1 */
 	uint64_t let_in_entry;		/* ...its handler's entry */
 	uint64_t last_poll_ns;
-	uint64_t let_in_ns;		/* host time of the last let-in's handler entry, or 0 */
+	uint64_t prepares, last_let_in;	/* steps prepared: in all, at the last let-in */
 	/* Where the last interrupt let in returns to (0: it has returned), and then. */
 	uint64_t await_rip, await_rsp;
-	uint64_t returned_ns, handler_ns;	/* ...when, after how long (host time) */
+	uint64_t returned_at, handler_steps;
 	/* The IDT's (up to two) pages in host memory, as walked with these registers. */
 	uint64_t idt_base;
 	struct paging_state idt_ps;
@@ -56,13 +56,6 @@ bool follow_entered(struct vcpu *vcpu, struct follow_state *f);
 
 /* Stepping starts (again): what ran unstepped is not waited for. */
 void follow_stepping_starts(struct follow_state *f);
-
-/*
- * The host time (CLOCK_MONOTONIC ns) before which no interrupt is let in,
- * the code the last one interrupted running on; 0: one may be now. A PMI
- * pmuvm delivered, and an interrupt that ends a HLT, do not wait.
- */
-uint64_t follow_gap_end(const struct follow_state *f);
 
 /* pmuvm delivered a PMI into this stepped vCPU (as an NMI or not). */
 void follow_pmi(struct follow_state *f, bool nmi);

@@ -7,8 +7,7 @@
  * while nothing could be taken:
  *   - an interrupt in IRR above the processor priority (SDM vol. 3A
  *     10.8.3.1): devices, IPIs, MSIs (where steps hold interrupts out,
- *     follow.h lets it into one of the steps that follow, and until its
- *     let-in gap ends, follow_gap_end(), nothing here ends the stretch);
+ *     follow.h lets it into one of the steps that follow);
  *   - the LAPIC timer, which KVM puts in IRR only as it enters the guest:
  *     in TSC-deadline mode its IA32_TSC_DEADLINE against the guest's TSC
  *     (10.5.4.1), in one-shot mode its current count (10.5.4), the
@@ -120,20 +119,12 @@ static bool slice_due(struct vcpu *vcpu, bool irq_on, uint64_t now, uint64_t *wa
 		      uint64_t *timer_at)
 {
 	struct kvm_lapic_state l;
-	uint64_t gap_end;
 
 	vcpu->pmu->exact->emu_stats.slice_polls++;
 	if (slice_kicked())
 		return true;
 	if (!irq_on)
 		return false;		/* nothing can be taken: *wait_ns stays */
-	gap_end = follow_gap_end(&vcpu->pmu->exact->follow);
-	if (now < gap_end) {
-		/* Nothing is let in before the gap's end: the stretch goes on to it. */
-		if (gap_end - now < *wait_ns)
-			*wait_ns = gap_end - now;
-		return false;
-	}
 	if (ioctl(vcpu->fd, KVM_GET_LAPIC, &l) < 0 || (lapic_extint(&l) && slice_pic_pending(vcpu)))
 		return true;
 	if (lapic_deliverable(&l) >= 0)
