@@ -129,6 +129,33 @@ run_extra() {
 	sed -n 's/^SKIP: /   skipped: /p' "$rl_log"
 }
 
+# The unit tests. In the sanitizer build (make check SANITIZE=1)
+# LeakSanitizer's check at each forked test's exit would cost a fifth of a
+# second, some 1,300 times over: the tests run forked with it off, then once
+# more in one process (CK_FORK=no), checked for leaks at that process's
+# exit, which counts as one check.
+unit_tests() {
+	if [ "${SANITIZE:-0}" = 0 ]; then
+		run_check "unit tests" "$O/tests/unit.log" "" "$O/tests/unit-tests"
+		return
+	fi
+	run_check "unit tests" "$O/tests/unit.log" "" \
+		env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" "$O/tests/unit-tests"
+	what="unit tests in one process, LeakSanitizer at its exit"
+	echo "== $what"
+	run_logged "$O/tests/unit-leaks.log" env CK_FORK=no "$O/tests/unit-tests" >/dev/null
+	if [ "$run_st" = 0 ]; then
+		pass=$((pass + 1))
+		echo "-- $what: passed"
+	else
+		grep -v -E '^(not )?ok [0-9]+ - |^[0-9]+%: Checks|^\(|^1\.\.' "$O/tests/unit-leaks.log"
+		fail=$((fail + 1))
+		failed_names="$failed_names
+   $what"
+		echo "-- $what: failed (exit status $run_st)"
+	fi
+}
+
 kvm_module() {
 	for m in kvm_intel kvm_amd kvm_pvm; do
 		[ -d "/sys/module/$m" ] && { echo "$m"; return; }
@@ -305,21 +332,21 @@ run_kernel() {
 		echo "pmuvm: no kernel for pmuvm run: its tests skip"
 }
 
-# pmuvm run's tests (linux-run) in an SVM lab of their own, started in the
-# background after the pace-dependent checks, beside the other parts: its
-# guests mostly run one vCPU at a time. When it ends, the VMX lab starts
-# in its place, unless the SVM lab's main part ended first and started it
-# (vmx_lab_once). Beside the other labs its 13 checks take about 30
-# minutes, so its limit is RUN_LAB_LIMIT, not pmuvm-lab's 30. Counted by
-# run_lab_count.
-run_what="$(lab_what ", pmuvm run")"
+# The Linux guests and pmuvm run's tests (linux-boot linux-run) in an SVM
+# lab of their own, started in the background after the pace-dependent
+# checks, beside the other parts: their guests mostly run one vCPU at a
+# time. When it ends, the VMX lab starts in its place, unless the SVM lab's
+# main part ended first and started it (vmx_lab_once). Beside the other
+# labs its checks take about 30 minutes, so its limit is RUN_LAB_LIMIT, not
+# pmuvm-lab's 30. Counted by run_lab_count.
+run_what="$(lab_what ", Linux guests and pmuvm run")"
 run_log=$O/tests/system-lab-run.log
-RUN_LAB_LIMIT=2400
+RUN_LAB_LIMIT=3000
 run_lab_start() {
 	run_kernel
 	echo "== $run_what: started beside the next, its lines in $run_log as they end"
 	(
-		export CK_INCLUDE_TAGS=linux-run PMUVM_LAB_SILENCE=$SILENCE_LINUX
+		export CK_INCLUDE_TAGS="linux-boot linux-run" PMUVM_LAB_SILENCE=$SILENCE_LINUX
 		export PMUVM_LAB_TIMEOUT=${PMUVM_LAB_TIMEOUT:-$RUN_LAB_LIMIT}
 		lab_exec "$run_log"
 		echo "$run_st" >"$run_log.status"
@@ -384,9 +411,10 @@ vmx_lab_count() {
 	count_log "$vmx_log" "$vmx_what" "$run_st" tests/lab/known-failures-vmx
 }
 
-# The labs PMUVM_LABS names. With both, pmuvm run's lab starts after the
-# SVM lab's pace-dependent checks (which run alone), and the VMX lab after
-# pmuvm run's lab or the SVM lab's main part, whichever ends first (Bochs
+# The labs PMUVM_LABS names. With both, the lab of the Linux guests and
+# pmuvm run starts after the SVM lab's pace-dependent checks (which run
+# alone), and the VMX lab after it or the SVM lab's main part, whichever
+# ends first (Bochs
 # is one thread, and those tests count, they do not time): each beside the
 # parts that follow, so that two labs share the machine's two CPUs to the
 # end. Their results are printed when all ended. The sanitizer build (make
@@ -412,12 +440,11 @@ system_labs() {
 		vmx_flag=$O/tests/vmx-lab-started
 		rm -rf "$vmx_flag"
 		run_lab_start
-		echo "== $vmx_what: starts after pmuvm run's lab or the next, its lines in $vmx_log as they end"
+		echo "== $vmx_what: starts after the Linux guests' lab or the next, its lines in $vmx_log as they end"
 		svm_lab_main
 		(vmx_lab_once >/dev/null) &
 		vmx_pid=$!
 		svm_lab_exact_step
-		svm_lab_linux linux-boot "Linux guests"
 		run_lab_count
 		wait "$vmx_pid"
 		rm -rf "$vmx_flag"
@@ -446,7 +473,7 @@ if [ "$MODE" = --lab ]; then
 	system_labs
 	run_extra scripts/check-reports.sh scripts/check-reports.sh "$O"
 else
-	run_check "unit tests" "$O/tests/unit.log" "" "$O/tests/unit-tests"
+	unit_tests
 	if ! why=$(scripts/kvm-unusable); then
 		system_native
 		system_exact_step "system tests on this machine's KVM ($(kvm_module))" \
