@@ -167,6 +167,8 @@ static json_object *report_emulate(const struct exact_emulate_stats *st)
 	json_object_object_add(o, "map_failures", report_u64(st->map_failures));
 	json_object_object_add(o, "demand_maps", report_u64(st->demand_maps));
 	json_object_object_add(o, "code_flushes", report_u64(st->code_flushes));
+	json_object_object_add(o, "code_evictions", report_u64(st->code_evictions));
+	json_object_object_add(o, "space_switches", report_u64(st->space_switches));
 	json_object_object_add(o, "fpu_loads", report_u64(st->fpu_loads));
 	json_object_object_add(o, "rdtsc_answered", report_u64(st->rdtsc_answered));
 	json_object_object_add(o, "rdpmc_answered", report_u64(st->rdpmc_answered));

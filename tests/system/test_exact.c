@@ -965,10 +965,13 @@ static const struct {
 	{ "clean=1", 0, 0, 300 },
 };
 
+/* Slots exact_scatter's own code pages may share with its scatter pages, taken in turn. */
+#define SCATTER_EVICTIONS_MAX	8
+
 START_TEST(test_exact_scatter_shapes)
 {
 	struct pmuvm_result r;
-	uint64_t demand;
+	uint64_t demand, evictions;
 
 	REQUIRE_KVM();
 	scatter_both_engines(&r, scatter_shapes[_i].append);
@@ -979,6 +982,15 @@ START_TEST(test_exact_scatter_shapes)
 		      demand <= scatter_shapes[_i].demand_maps_max, "'%s': %llu demand maps",
 		      scatter_shapes[_i].append, (unsigned long long)demand);
 	ck_assert_uint_eq(json_u64(r.report, "vcpus.0.debug.exact.emulate.map_failures"), 0);
+	/*
+	 * Its 300 code pages each keep their watch slot and translations
+	 * (EMULATE_CODE_PAGES); only a page of the guest's own code may share
+	 * one with a scatter page. One address space, never switched.
+	 */
+	evictions = json_u64(r.report, "vcpus.0.debug.exact.emulate.code_evictions");
+	ck_assert_msg(evictions <= SCATTER_EVICTIONS_MAX, "'%s': %llu code evictions",
+		      scatter_shapes[_i].append, (unsigned long long)evictions);
+	ck_assert_uint_eq(json_u64(r.report, "vcpus.0.debug.exact.emulate.space_switches"), 0);
 	pmuvm_result_free(&r);
 }
 END_TEST

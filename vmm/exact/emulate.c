@@ -83,14 +83,20 @@
 #define EMULATE_MAX_RUNS	8192
 #define EMULATE_DECODES		4096	/* direct-mapped, a power of two */
 #define EMULATE_SPACES		4	/* address spaces kept mapped, least recently used replaced */
-#define EMULATE_CODE_PAGES	256	/* code pages watched for changes, direct-mapped */
+/*
+ * Code pages watched for changes, direct-mapped: a page that loses its slot
+ * loses its translations, so the slots must hold the working set of a
+ * kernel's code as well as a program's (docs/counting.md, "The emulation
+ * engine", code that changes). Their copies are allocated untouched: only
+ * slots used take memory.
+ */
+#define EMULATE_CODE_PAGES	4096
 #define EMULATE_PAGE		4096ULL
 
-/* A page the emulator ran code from, and its bytes then: changed since, its translations go. */
+/* A page the emulator ran code from; its bytes then are the slot's in page_bytes. */
 struct emulate_code_page {
 	uint64_t la;		/* ~0: empty */
 	const uint8_t *host;
-	uint8_t bytes[EMULATE_PAGE];
 };
 
 /* A decoded instruction at a linear address, and the bytes it was decoded from. */
@@ -142,6 +148,7 @@ struct emulate_space {
 	struct emulate_mirror *retired;	/* the last build's, freed after the emulator let go */
 	unsigned int nr_retired;
 	struct emulate_code_page *pages;	/* [EMULATE_CODE_PAGES] */
+	uint8_t *page_bytes;			/* [EMULATE_CODE_PAGES][EMULATE_PAGE]: changed since, its translations go */
 	struct emulate_decode decodes[EMULATE_DECODES];
 };
 
@@ -232,7 +239,8 @@ static const uint8_t *emulate_host(const struct exact_emulate *m, uint64_t la, u
 static void emulate_watch_page(struct exact_emulate *m, uint64_t rip)
 {
 	uint64_t la = rip & ~(EMULATE_PAGE - 1), avail;
-	struct emulate_code_page *p = &m->sp->pages[(la >> 12) & (EMULATE_CODE_PAGES - 1)];
+	unsigned int slot = (la >> 12) & (EMULATE_CODE_PAGES - 1);
+	struct emulate_code_page *p = &m->sp->pages[slot];
 	const uint8_t *host;
 
 	if (p->la == la)
@@ -240,11 +248,13 @@ static void emulate_watch_page(struct exact_emulate *m, uint64_t rip)
 	host = emulate_host(m, la, &avail);
 	if (!host || avail < EMULATE_PAGE)
 		return;
-	if (p->la != ~0ULL)
+	if (p->la != ~0ULL) {
 		emu_flush_code(m->sp->emu, p->la, EMULATE_PAGE);
+		m->vcpu->pmu->exact->emu_stats.code_evictions++;
+	}
 	p->la = la;
 	p->host = host;
-	memcpy(p->bytes, host, EMULATE_PAGE);
+	memcpy(m->sp->page_bytes + slot * EMULATE_PAGE, host, EMULATE_PAGE);
 }
 
 /* Code the guest may have written unseen (in KVM, on another vCPU, pmuvm's patches): stale translations dropped. */
@@ -252,11 +262,12 @@ static void emulate_check_code(struct exact_emulate *m, struct exact_emulate_sta
 {
 	for (unsigned int i = 0; i < EMULATE_CODE_PAGES; i++) {
 		struct emulate_code_page *p = &m->sp->pages[i];
+		uint8_t *bytes = m->sp->page_bytes + i * EMULATE_PAGE;
 
-		if (p->la == ~0ULL || !memcmp(p->host, p->bytes, EMULATE_PAGE))
+		if (p->la == ~0ULL || !memcmp(p->host, bytes, EMULATE_PAGE))
 			continue;
 		emu_flush_code(m->sp->emu, p->la, EMULATE_PAGE);
-		memcpy(p->bytes, p->host, EMULATE_PAGE);
+		memcpy(bytes, p->host, EMULATE_PAGE);
 		st->code_flushes++;
 	}
 }
@@ -767,6 +778,7 @@ static void emulate_space_free(struct emulate_space *sp)
 	free(sp->work);
 	free(sp->work_used);
 	free(sp->pages);
+	free(sp->page_bytes);
 	free(sp);
 }
 
@@ -783,8 +795,9 @@ static struct emulate_space *emulate_space_new(void)
 	sp->work_used = calloc(EMULATE_MAX_REGIONS, sizeof(*sp->work_used));
 	sp->mirrors = calloc(EMULATE_MAX_RUNS, sizeof(*sp->mirrors));
 	sp->pages = malloc(EMULATE_CODE_PAGES * sizeof(*sp->pages));
+	sp->page_bytes = calloc(EMULATE_CODE_PAGES, EMULATE_PAGE);
 	if (!sp->runs || !sp->regions || !sp->prev_regions || !sp->work || !sp->work_used || !sp->mirrors ||
-	    !sp->pages || emu_open(&sp->emu)) {
+	    !sp->pages || !sp->page_bytes || emu_open(&sp->emu)) {
 		emulate_space_free(sp);
 		return NULL;
 	}
@@ -811,6 +824,8 @@ static struct emulate_space *emulate_space_for(struct exact_emulate *m,
 	}
 	if (i < EMULATE_SPACES && (m->spaces[i] = emulate_space_new()))
 		lru = m->spaces[i];
+	else if (lru)
+		m->vcpu->pmu->exact->emu_stats.space_switches++;
 	if (!lru)
 		return NULL;
 	/* Another address space: its walk makes the mapping anew (emulate_map()). */

@@ -42,6 +42,8 @@ struct exact_emulate_stats {
 	uint64_t map_builds, map_failures;	/* the linear mapping built; not buildable */
 	uint64_t demand_maps;		/* regions mapped as stretches touched them (a space of many) */
 	uint64_t code_flushes;		/* translations dropped: the guest ran unseen */
+	uint64_t code_evictions;	/* ...and those of a watched page whose slot another took */
+	uint64_t space_switches;	/* an address space's emulator taken for another one */
 	uint64_t fpu_loads;		/* stretches given the x87/SSE state (KVM_GET_XSAVE and back) */
 	uint64_t rdtsc_answered;	/* RDTSCs answered where stretches stopped (answer.c) */
 	uint64_t rdpmc_answered;	/* ...and RDPMCs */
