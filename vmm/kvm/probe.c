@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Start-up probes of what this host's KVM does, each in a throwaway VM
- * booted straight into 64-bit code: does it single-step CPL3; does a guest
+ * Start-up probes of what this host's KVM does, each on a new vCPU of one
+ * throwaway VM (struct kvm_probes) booted straight into 64-bit code: does
+ * it single-step CPL3; does a guest
  * RDPMC reach pmuvm (a #GP) or does KVM answer it, per counter index; does
  * single-stepping follow an exception into its handler; does it run guest
  * kernel mode natively or emulate it (the same loop timed at CPL3 and at
@@ -38,6 +39,7 @@
 #define PROBE_HANDLER	(PROBE_CODE + 0x40)
 #define PROBE_NOPS	4
 #define PROBE_MMIO	PROBE_MEM	/* mapped, outside the memory slot */
+#define PROBE_LAYOUT_END	0x10000	/* all a probe writes or its guest stores */
 #define X86_CR4_PCE_BIT	0x100
 
 #define PTE_P_RW_US	0x7ULL
@@ -50,6 +52,57 @@ struct probe {
 	size_t run_size;
 };
 
+void kvm_probes_init(struct kvm_probes *ps, int kvm_fd)
+{
+	*ps = (struct kvm_probes){ .kvm_fd = kvm_fd, .vm = -1 };
+}
+
+void kvm_probes_close(struct kvm_probes *ps)
+{
+	free(ps->cpuid);
+	if (ps->mem)
+		munmap(ps->mem, PROBE_MEM);
+	if (ps->vm >= 0)
+		close(ps->vm);
+	kvm_probes_init(ps, ps->kvm_fd);
+}
+
+/*
+ * The probes' VM, made by the first probe: its memory, its CPUID, and KVM's
+ * own vPMU disabled as for pmuvm's own VMs (pmu/pmu.c), so the answers are
+ * theirs. Creating and destroying a VM is the dearest part of a probe under
+ * nested virtualization (docs/counting.md, "Start-up probes").
+ */
+static int probes_vm(struct kvm_probes *ps)
+{
+	struct kvm_userspace_memory_region region = { .memory_size = PROBE_MEM };
+
+	if (ps->vm >= 0)
+		return 0;
+	ps->vm = ioctl(ps->kvm_fd, KVM_CREATE_VM, 0);
+	if (ps->vm < 0)
+		return -errno;
+	kvm_disable_vpmu(ps->vm);
+	ps->mem = mmap(NULL, PROBE_MEM, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ps->cpuid = calloc(1, sizeof(*ps->cpuid) + 256 * sizeof(struct kvm_cpuid_entry2));
+	if (ps->mem == MAP_FAILED || !ps->cpuid) {
+		if (ps->mem == MAP_FAILED)
+			ps->mem = NULL;
+		kvm_probes_close(ps);
+		return -ENOMEM;
+	}
+	ps->cpuid->nent = 256;
+	region.userspace_addr = (uintptr_t)ps->mem;
+	if (ioctl(ps->vm, KVM_SET_USER_MEMORY_REGION, &region) < 0 ||
+	    ioctl(ps->kvm_fd, KVM_GET_SUPPORTED_CPUID, ps->cpuid) < 0) {
+		int r = -errno;
+
+		kvm_probes_close(ps);
+		return r;
+	}
+	return 0;
+}
+
 static void probe_layout(uint8_t *m, const uint8_t *code, size_t len)
 {
 	static const uint64_t gdt[] = {
@@ -61,6 +114,7 @@ static void probe_layout(uint8_t *m, const uint8_t *code, size_t len)
 	};
 	uint64_t e;
 
+	memset(m, 0, PROBE_LAYOUT_END);
 	e = PROBE_PDPT | PTE_P_RW_US;
 	memcpy(m + PROBE_PML4, &e, 8);
 	e = PROBE_PD | PTE_P_RW_US;
@@ -84,24 +138,16 @@ static struct kvm_segment flat_seg(uint16_t sel, uint8_t type, bool code, unsign
 /* IOPL 3, so the RDPMC probe's OUT at CPL3 exits instead of faulting. */
 #define PROBE_RFLAGS	0x3002
 
-static int probe_setup_vcpu(int kvm_fd, struct probe *p, bool step, bool kernel)
+static int probe_setup_vcpu(const struct kvm_probes *ps, struct probe *p, bool step, bool kernel)
 {
 	struct kvm_guest_debug dbg = {
 		.control = KVM_GUESTDBG_ENABLE | KVM_GUESTDBG_SINGLESTEP,
 	};
 	struct kvm_regs regs = { .rip = PROBE_CODE, .rsp = PROBE_STACK, .rflags = PROBE_RFLAGS };
-	struct kvm_cpuid2 *cpuid;
 	struct kvm_sregs s;
-	int r = -EIO;
 
-	cpuid = calloc(1, sizeof(*cpuid) + 256 * sizeof(struct kvm_cpuid_entry2));
-	if (!cpuid)
-		return -ENOMEM;
-	cpuid->nent = 256;
-	if (ioctl(kvm_fd, KVM_GET_SUPPORTED_CPUID, cpuid) < 0 ||
-	    ioctl(p->vcpu, KVM_SET_CPUID2, cpuid) < 0 ||
-	    ioctl(p->vcpu, KVM_GET_SREGS, &s) < 0)
-		goto out;
+	if (ioctl(p->vcpu, KVM_SET_CPUID2, ps->cpuid) < 0 || ioctl(p->vcpu, KVM_GET_SREGS, &s) < 0)
+		return -EIO;
 	s.cr0 = 0x80000011;		/* PG | ET | PE */
 	s.cr3 = PROBE_PML4;
 	s.cr4 = 0x20 | X86_CR4_PCE_BIT;	/* PAE, RDPMC allowed at CPL3 */
@@ -123,35 +169,27 @@ static int probe_setup_vcpu(int kvm_fd, struct probe *p, bool step, bool kernel)
 	s.tr.base = 0x6000;
 	if (ioctl(p->vcpu, KVM_SET_SREGS, &s) < 0 || ioctl(p->vcpu, KVM_SET_REGS, &regs) < 0 ||
 	    (step && ioctl(p->vcpu, KVM_SET_GUEST_DEBUG, &dbg) < 0))
-		goto out;
-	r = 0;
-out:
-	free(cpuid);
-	return r;
+		return -EIO;
+	return 0;
 }
 
-static int probe_create(int kvm_fd, struct probe *p, const uint8_t *code, size_t len, bool step,
-			bool kernel)
+/*
+ * A new vCPU in the probes' VM, which has `code` at PROBE_CODE: a fresh
+ * vCPU has none of an earlier probe's state (pending debug traps, DR7).
+ */
+static int probe_create(struct kvm_probes *ps, struct probe *p, const uint8_t *code, size_t len,
+			bool step, bool kernel)
 {
-	struct kvm_userspace_memory_region region = { .memory_size = PROBE_MEM };
+	int r = probes_vm(ps);
 	long sz;
 
-	p->vm = ioctl(kvm_fd, KVM_CREATE_VM, 0);
-	if (p->vm < 0)
-		return -errno;
-	/* As for pmuvm's own VMs (pmu/pmu.c), so the answers are theirs. */
-	kvm_disable_vpmu(p->vm);
-	p->mem = mmap(NULL, PROBE_MEM, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p->mem == MAP_FAILED) {
-		p->mem = NULL;
-		return -ENOMEM;
-	}
+	if (r)
+		return r;
+	p->vm = ps->vm;
+	p->mem = ps->mem;
 	probe_layout(p->mem, code, len);
-	region.userspace_addr = (uintptr_t)p->mem;
-	if (ioctl(p->vm, KVM_SET_USER_MEMORY_REGION, &region) < 0)
-		return -errno;
-	p->vcpu = ioctl(p->vm, KVM_CREATE_VCPU, 0);
-	sz = ioctl(kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
+	p->vcpu = ioctl(p->vm, KVM_CREATE_VCPU, ps->nr_vcpus++);
+	sz = ioctl(ps->kvm_fd, KVM_GET_VCPU_MMAP_SIZE, 0);
 	if (p->vcpu < 0 || sz <= 0)
 		return -EIO;
 	p->run_size = (size_t)sz;
@@ -160,19 +198,16 @@ static int probe_create(int kvm_fd, struct probe *p, const uint8_t *code, size_t
 		p->run = NULL;
 		return -ENOMEM;
 	}
-	return probe_setup_vcpu(kvm_fd, p, step, kernel);
+	return probe_setup_vcpu(ps, p, step, kernel);
 }
 
+/* The vCPU's fd and mapping; KVM frees the vCPU itself with its VM. */
 static void probe_destroy(struct probe *p)
 {
 	if (p->run)
 		munmap(p->run, p->run_size);
 	if (p->vcpu >= 0)
 		close(p->vcpu);
-	if (p->mem)
-		munmap(p->mem, PROBE_MEM);
-	if (p->vm >= 0)
-		close(p->vm);
 }
 
 /*
@@ -217,12 +252,12 @@ static unsigned int probe_count_steps(struct probe *p)
 	return w.steps;
 }
 
-int kvm_probe_user_step(int kvm_fd, bool *can_step)
+int kvm_probe_user_step(struct kvm_probes *ps, bool *can_step)
 {
 	/* NOPs, then HLT at CPL3: #GP with no IDT, a shutdown. */
 	static const uint8_t code[KVM_PROBE_STEP_NOPS + 1] = { 0x90, 0x90, 0x90, 0x90, 0xf4 };
 	struct probe p = { .vm = -1, .vcpu = -1 };
-	int r = probe_create(kvm_fd, &p, code, sizeof(code), true, false);
+	int r = probe_create(ps, &p, code, sizeof(code), true, false);
 
 	*can_step = false;
 	if (!r)
@@ -235,7 +270,7 @@ int kvm_probe_user_step(int kvm_fd, bool *can_step)
  * RDPMC with CR4.PCE set, then an OUT: an I/O exit means KVM answered it;
  * a shutdown (#GP with no IDT) that the #GP came through.
  */
-int kvm_probe_rdpmc(int kvm_fd, uint32_t ecx, bool *answered_by_kvm)
+int kvm_probe_rdpmc(struct kvm_probes *ps, uint32_t ecx, bool *answered_by_kvm)
 {
 	/* mov ecx, imm32; rdpmc; out 0x80, al; hlt */
 	uint8_t code[] = { 0xb9, 0, 0, 0, 0, 0x0f, 0x33, 0xe6, 0x80, 0xf4 };
@@ -243,7 +278,7 @@ int kvm_probe_rdpmc(int kvm_fd, uint32_t ecx, bool *answered_by_kvm)
 	int r;
 
 	memcpy(&code[1], &ecx, sizeof(ecx));
-	r = probe_create(kvm_fd, &p, code, sizeof(code), false, false);
+	r = probe_create(ps, &p, code, sizeof(code), false, false);
 
 	*answered_by_kvm = false;
 	if (!r) {
@@ -256,7 +291,7 @@ int kvm_probe_rdpmc(int kvm_fd, uint32_t ecx, bool *answered_by_kvm)
 	return r;
 }
 
-int kvm_probe_hw_breakpoint(int kvm_fd, bool *fires)
+int kvm_probe_hw_breakpoint(struct kvm_probes *ps, bool *fires)
 {
 	static const uint8_t code[] = { 0x90, 0x90, 0xe6, 0x80 };	/* nop; nop; out 0x80, al */
 	struct kvm_guest_debug dbg = {
@@ -265,7 +300,7 @@ int kvm_probe_hw_breakpoint(int kvm_fd, bool *fires)
 		.arch.debugreg = { [1] = PROBE_CODE + 1, [7] = (1u << 2) | (1u << 9) },
 	};
 	struct probe p = { .vm = -1, .vcpu = -1 };
-	int r = probe_create(kvm_fd, &p, code, sizeof(code), false, true);
+	int r = probe_create(ps, &p, code, sizeof(code), false, true);
 
 	*fires = false;
 	if (!r) {
@@ -318,13 +353,13 @@ static void probe_idt_gate(uint8_t *m, unsigned int vec, uint64_t target)
  * A division by zero at CPL0 with the #DE gate on NOPs and a HLT: a #DE,
  * because kvm_pvm's emulator fails on a stepped UD2 at CPL0.
  */
-int kvm_probe_handler_step(int kvm_fd, bool *steps_into)
+int kvm_probe_handler_step(struct kvm_probes *ps, bool *steps_into)
 {
 	static const uint8_t code[] = { 0x31, 0xc9, 0xf7, 0xf1 };	/* xor ecx, ecx; div ecx */
 	static const uint8_t handler[] = { 0x90, 0x90, 0x90, 0xf4 };	/* nops; hlt */
 	struct probe p = { .vm = -1, .vcpu = -1 };
 	struct kvm_regs regs;
-	int r = probe_create(kvm_fd, &p, code, sizeof(code), true, true);
+	int r = probe_create(ps, &p, code, sizeof(code), true, true);
 
 	*steps_into = false;
 	if (!r) {
@@ -371,7 +406,7 @@ static uint64_t probe_loop_once(struct probe *p)
 	return probe_clock_ns(CLOCK_MONOTONIC) - t0 + 1;
 }
 
-static int probe_loop_best(int kvm_fd, bool kernel, uint64_t *best_ns)
+static int probe_loop_best(struct kvm_probes *ps, bool kernel, uint64_t *best_ns)
 {
 	static const uint8_t code[] = {
 		0xff, 0xc9,		/* dec ecx */
@@ -379,7 +414,7 @@ static int probe_loop_best(int kvm_fd, bool kernel, uint64_t *best_ns)
 		0xe6, 0x80,		/* out 0x80, al */
 	};
 	struct probe p = { .vm = -1, .vcpu = -1 };
-	int r = probe_create(kvm_fd, &p, code, sizeof(code), false, kernel);
+	int r = probe_create(ps, &p, code, sizeof(code), false, kernel);
 
 	*best_ns = UINT64_MAX;
 	for (unsigned int i = 0; !r && i < PROBE_LOOP_RUNS; i++) {
@@ -428,11 +463,11 @@ static int probe_msr_setup(struct probe *p)
  * each time at CPL3, or with `msr` in a WRMSR of PROBE_MSR at CPL0 (a
  * write pmuvm accepts: error 0).
  */
-static int probe_run_cost(int kvm_fd, const uint8_t *code, size_t len, bool msr, uint64_t *ns)
+static int probe_run_cost(struct kvm_probes *ps, const uint8_t *code, size_t len, bool msr, uint64_t *ns)
 {
 	const uint32_t want = msr ? KVM_EXIT_X86_WRMSR : KVM_EXIT_IO;
 	struct probe p = { .vm = -1, .vcpu = -1 };
-	int r = probe_create(kvm_fd, &p, code, len, false, msr);
+	int r = probe_create(ps, &p, code, len, false, msr);
 
 	if (!r && msr)
 		r = probe_msr_setup(&p);
@@ -454,7 +489,7 @@ static int probe_run_cost(int kvm_fd, const uint8_t *code, size_t len, bool msr,
 	return r;
 }
 
-int kvm_probe_exit_cost(int kvm_fd, uint64_t *user_ns, uint64_t *kernel_ns)
+int kvm_probe_exit_cost(struct kvm_probes *ps, uint64_t *user_ns, uint64_t *kernel_ns)
 {
 	static const uint8_t out_loop[] = {
 		0xe6, 0x80,		/* out 0x80, al */
@@ -473,9 +508,9 @@ int kvm_probe_exit_cost(int kvm_fd, uint64_t *user_ns, uint64_t *kernel_ns)
 	cpuid_loop[2 * PROBE_CPUID_N + 1] = 0x80;
 	cpuid_loop[2 * PROBE_CPUID_N + 2] = 0xeb;	/* jmp to the first cpuid */
 	cpuid_loop[2 * PROBE_CPUID_N + 3] = (uint8_t)-(int)sizeof(cpuid_loop);
-	r = probe_run_cost(kvm_fd, out_loop, sizeof(out_loop), false, user_ns);
+	r = probe_run_cost(ps, out_loop, sizeof(out_loop), false, user_ns);
 	if (!r)
-		r = probe_run_cost(kvm_fd, cpuid_loop, sizeof(cpuid_loop), false, &with_cpuid);
+		r = probe_run_cost(ps, cpuid_loop, sizeof(cpuid_loop), false, &with_cpuid);
 	if (r) {
 		*user_ns = 0;
 		return r;
@@ -485,29 +520,29 @@ int kvm_probe_exit_cost(int kvm_fd, uint64_t *user_ns, uint64_t *kernel_ns)
 	return 0;
 }
 
-int kvm_probe_msr_exit_cost(int kvm_fd, uint64_t *ns)
+int kvm_probe_msr_exit_cost(struct kvm_probes *ps, uint64_t *ns)
 {
 	static const uint8_t wrmsr_loop[] = {
 		0x0f, 0x30,		/* wrmsr */
 		0xeb, 0xfc,		/* jmp .-4 */
 	};
-	int r = probe_run_cost(kvm_fd, wrmsr_loop, sizeof(wrmsr_loop), true, ns);
+	int r = probe_run_cost(ps, wrmsr_loop, sizeof(wrmsr_loop), true, ns);
 
 	if (r)
 		*ns = 0;
 	return r;
 }
 
-int kvm_probe_kernel_speed(int kvm_fd, bool *emulated, unsigned int *slowdown)
+int kvm_probe_kernel_speed(struct kvm_probes *ps, bool *emulated, unsigned int *slowdown)
 {
 	uint64_t user_ns, kernel_ns;
 	int r;
 
 	*emulated = false;
 	*slowdown = 0;
-	r = probe_loop_best(kvm_fd, false, &user_ns);
+	r = probe_loop_best(ps, false, &user_ns);
 	if (!r)
-		r = probe_loop_best(kvm_fd, true, &kernel_ns);
+		r = probe_loop_best(ps, true, &kernel_ns);
 	if (r)
 		return r;
 	*slowdown = (unsigned int)(kernel_ns / user_ns > 1000000 ? 1000000 : kernel_ns / user_ns);
@@ -532,7 +567,7 @@ static int probe_run_from(struct probe *p, uint64_t rip)
 	return 0;
 }
 
-int kvm_probe_step_after_emulation(int kvm_fd, bool *keeps_stepping)
+int kvm_probe_step_after_emulation(struct kvm_probes *ps, bool *keeps_stepping)
 {
 	static const uint8_t code[] = {
 		0x8a, 0x04, 0x25, 0, 0, 0x20, 0,	/* mov al, [PROBE_MMIO] */
@@ -540,7 +575,7 @@ int kvm_probe_step_after_emulation(int kvm_fd, bool *keeps_stepping)
 		0xe6, 0x80,				/* out 0x80, al */
 	};
 	struct probe p = { .vm = -1, .vcpu = -1 };
-	int r = probe_create(kvm_fd, &p, code, sizeof(code), true, true);
+	int r = probe_create(ps, &p, code, sizeof(code), true, true);
 
 	_Static_assert(PROBE_MMIO == 0x200000, "the load's address");
 	*keeps_stepping = false;

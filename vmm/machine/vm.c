@@ -106,7 +106,7 @@ static int vm_init_features(struct vm *vm)
  */
 static void vm_probe_kernel_speed(struct vm *vm)
 {
-	int r = kvm_probe_kernel_speed(vm->kvm_fd, &vm->kernel_mode_emulated,
+	int r = kvm_probe_kernel_speed(&vm->probes, &vm->kernel_mode_emulated,
 				       &vm->kernel_mode_slowdown);
 
 	if (r) {
@@ -128,12 +128,14 @@ int vm_create(struct vm *vm, const struct pmuvm_config *cfg, const struct board 
 	vm->cfg = cfg;
 	vm->board = board;
 	vm->kvm_fd = vm->vm_fd = vm->ram_fd = -1;
+	kvm_probes_init(&vm->probes, -1);
 	vm->ram_size = cfg->mem_size;
 	vm_stop_init(vm);
 
 	r = kvm_open(cfg->kvm_device, &vm->kvm_fd);
 	if (r)
 		return r;
+	kvm_probes_init(&vm->probes, vm->kvm_fd);
 	r = kvm_check_caps(vm->kvm_fd, cfg->test_hide_cap);
 	if (r)
 		return r;
@@ -141,13 +143,13 @@ int vm_create(struct vm *vm, const struct pmuvm_config *cfg, const struct board 
 	if (r)
 		return r;
 	vm_probe_kernel_speed(vm);
-	if (kvm_probe_exit_cost(vm->kvm_fd, &vm->exit_cost_ns, &vm->kernel_exit_cost_ns))
+	if (kvm_probe_exit_cost(&vm->probes, &vm->exit_cost_ns, &vm->kernel_exit_cost_ns))
 		pr_info("exit-cost probe failed: cycles include the host's exits");
 	else
 		pr_info("an exit costs %llu ns of vCPU time inside KVM_RUN to pmuvm, %llu ns handled by KVM: not counted as cycles",
 			(unsigned long long)vm->exit_cost_ns,
 			(unsigned long long)vm->kernel_exit_cost_ns);
-	if (kvm_probe_msr_exit_cost(vm->kvm_fd, &vm->msr_exit_cost_ns))
+	if (kvm_probe_msr_exit_cost(&vm->probes, &vm->msr_exit_cost_ns))
 		pr_info("MSR exit-cost probe failed: an MSR exit counts as any other");
 	else
 		pr_info("an MSR exit to pmuvm costs %llu ns of vCPU time inside KVM_RUN: not counted as cycles",
@@ -197,6 +199,8 @@ int vm_create(struct vm *vm, const struct pmuvm_config *cfg, const struct board 
 	if (r)
 		return r;
 	r = vm_init_features(vm);
+	/* The features' probes (pmu/pmu.c) have run. */
+	kvm_probes_close(&vm->probes);
 	if (r)
 		return r;
 	return pio_bus_init(vm);
@@ -243,6 +247,7 @@ void vm_destroy(struct vm *vm)
 		close(vm->ram_fd);
 	if (vm->vm_fd >= 0)
 		close(vm->vm_fd);
+	kvm_probes_close(&vm->probes);
 	if (vm->kvm_fd >= 0)
 		close(vm->kvm_fd);
 	vm->vcpus = NULL;

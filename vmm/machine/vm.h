@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "config.h"
+#include "kvm/probe.h"
 #include "machine/feature.h"
 #include "machine/pio.h"
 #include "machine/vcpu.h"
@@ -50,6 +51,7 @@ struct vm {
 	const struct board *board;
 	int kvm_fd;
 	int vm_fd;
+	struct kvm_probes probes;	/* the start-up probes' VM, closed once all ran */
 
 	uint8_t *ram;			/* one host mapping of all guest RAM */
 	uint64_t ram_size;

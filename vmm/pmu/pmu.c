@@ -59,7 +59,7 @@ static bool pmu_disable_kvm_vpmu(struct vm *vm)
 
 static void pmu_probe_hw_breakpoints(struct vm *vm)
 {
-	int r = kvm_probe_hw_breakpoint(vm->kvm_fd, &vm->pmu->caps.hw_breakpoints);
+	int r = kvm_probe_hw_breakpoint(&vm->probes, &vm->pmu->caps.hw_breakpoints);
 
 	if (r)
 		pr_info("breakpoint probe failed (%s): assuming breakpoints do not fire",
@@ -78,7 +78,7 @@ static unsigned int pmu_rdpmc_kvm_answers(struct vm *vm, uint32_t type, unsigned
 {
 	bool answered;
 
-	while (nr > 0 && (kvm_probe_rdpmc(vm->kvm_fd, type | (nr - 1), &answered) || !answered))
+	while (nr > 0 && (kvm_probe_rdpmc(&vm->probes, type | (nr - 1), &answered) || !answered))
 		nr--;
 	return nr;
 }
@@ -96,7 +96,7 @@ static void pmu_probe_rdpmc(struct vm *vm)
 	const struct vpmu_config *pmu = &vm->cfg->pmu;
 	unsigned int nr_gp = pmu->version ? pmu->nr_gp : VPMU_MAX_GP;
 	unsigned int nr_fixed = pmu->version ? vpmu_fixed_span(pmu) : VPMU_MAX_FIXED;
-	int r = kvm_probe_rdpmc(vm->kvm_fd, 0, &caps->rdpmc_by_kvm);
+	int r = kvm_probe_rdpmc(&vm->probes, 0, &caps->rdpmc_by_kvm);
 
 	if (r)
 		pr_info("RDPMC probe failed (%s): assuming guest RDPMC reaches pmuvm",
@@ -135,19 +135,19 @@ static void pmu_probe_host(struct vm *vm)
 	}
 	if (!(pmu_available_events(vm->cfg) & ((1u << PMU_EV_INSTRUCTIONS) | (1u << PMU_EV_BRANCHES))))
 		return;
-	r = kvm_probe_user_step(vm->kvm_fd, &caps->user_step);
+	r = kvm_probe_user_step(&vm->probes, &caps->user_step);
 	if (r)
 		pr_info("user-mode single-step probe failed (%s): assuming CPL3 cannot be stepped",
 			strerror(-r));
 	pr_info("exact counting: this host %s single-step user mode (CPL3)",
 		caps->user_step ? "can" : "cannot");
-	r = kvm_probe_step_after_emulation(vm->kvm_fd, &caps->step_after_emulation);
+	r = kvm_probe_step_after_emulation(&vm->probes, &caps->step_after_emulation);
 	if (r)
 		pr_info("single-step after emulation probe failed (%s): assuming stepping stops there",
 			strerror(-r));
 	if (!caps->step_after_emulation)
 		pr_info("exact counting: single-stepping stops after an instruction KVM emulates: pmuvm sets it again");
-	r = kvm_probe_handler_step(vm->kvm_fd, &caps->handler_step);
+	r = kvm_probe_handler_step(&vm->probes, &caps->handler_step);
 	if (r)
 		pr_info("handler single-step probe failed (%s): assuming it does not step into handlers",
 			strerror(-r));
