@@ -2,17 +2,17 @@
 /*
  * Start-up probes of what this host's KVM does, each on a new vCPU of one
  * throwaway VM (struct kvm_probes) booted straight into 64-bit code: does
- * it single-step CPL3; does a guest
- * RDPMC reach pmuvm (a #GP) or does KVM answer it, per counter index; does
- * single-stepping follow an exception into its handler; does it run guest
- * kernel mode natively or emulate it (the same loop timed at CPL3 and at
- * CPL0); what does an exit cost inside KVM_RUN, to userspace and handled by
- * KVM (the clock source takes both off each run); do execution breakpoints
- * set with KVM_GUESTDBG_USE_HW_BP fire; does single-stepping go on after an
- * instruction KVM completes in its own emulator (an MMIO access: on VMX and
- * SVM its write-back of RFLAGS drops the trap flag). The counting sources choose their
- * paths from the answers, never from the host's name: docs/counting.md,
- * "Start-up probes" and "Per host kind".
+ * it single-step CPL3; does a guest RDPMC reach pmuvm (a #GP) or does KVM
+ * answer it, per counter index; does single-stepping follow an exception
+ * into its handler; does it run guest kernel mode natively or emulate it
+ * (the same loop timed at CPL3 and at CPL0); what does an exit cost inside
+ * KVM_RUN, to userspace and handled by KVM (the clock source takes both off
+ * each run); do execution breakpoints set with KVM_GUESTDBG_USE_HW_BP fire;
+ * does single-stepping go on after an instruction KVM completes in its own
+ * emulator (an MMIO access: on VMX and SVM its write-back of RFLAGS drops
+ * the trap flag). The counting sources choose their paths from the
+ * answers, never from the host's name: docs/counting.md, "Start-up probes"
+ * and "Per host kind".
  */
 #include <errno.h>
 #include <linux/kvm.h>
