@@ -45,6 +45,9 @@ static int nr_skipped(SRunner *sr)
 	return skipped;
 }
 
+/* The longest failure message kept, in bytes. */
+#define TESTS_MAX_MSG	(1u << 20)
+
 static double mono_s(void)
 {
 	struct timespec ts;
@@ -107,6 +110,12 @@ int main(void)
 
 	/* Lines reach a pipe as they are written (TAP: CK_TAP_LOG_FILE_NAME=-). */
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/*
+	 * A failure's message carries the guest's output, often more than
+	 * Check's default 4 KiB, past which the test process exits with no
+	 * message at all (CK_MAX_MSG_SIZE still overrides this).
+	 */
+	check_set_max_msg_size(TESTS_MAX_MSG);
 	if (!nr_suites) {
 		fprintf(stderr, "tests: no suites registered\n");
 		return EXIT_FAILURE;
